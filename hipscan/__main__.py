@@ -1,0 +1,3 @@
+from hipscan.cli import main
+
+main()

@@ -1,0 +1,86 @@
+"""The library entry point: ``scan(paths, config) -> ScanResult``, usable without the CLI."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+from hipscan.config import ScanConfig
+from hipscan.frontend import collect, discover
+from hipscan.model import FileResult, Finding, ScanResult
+from hipscan.rules import RuleOptions, RuleSet, load_rules
+
+
+class SourceLines:
+    """Reads source lines for snippets, each file once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @lru_cache(maxsize=256)  # noqa: B019 - one instance per scan
+    def _lines(self, path: str) -> list[str]:
+        p = Path(path)
+        full = p if p.is_absolute() else self.root / p
+        try:
+            return full.read_bytes().decode("utf-8", "replace").splitlines()
+        except OSError:
+            return []
+
+    def __call__(self, path: str, line: int) -> str:
+        lines = self._lines(path)
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def rule_options(config: ScanConfig) -> RuleOptions:
+    return RuleOptions(
+        select=tuple(config.select),
+        ignore=tuple(config.ignore),
+        severity=dict(config.severity),
+        rocm_version=tuple(config.rocm_version),
+        include_low_confidence=config.include_low_confidence,
+    )
+
+
+def scan(
+    paths: list[Path],
+    config: ScanConfig | None = None,
+    ruleset: RuleSet | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    keep_facts: bool = True,
+) -> ScanResult:
+    """Scan files and folders; the findings of a header are reported once."""
+    config = config or ScanConfig()
+    started = time.perf_counter()
+    ruleset = ruleset or load_rules([Path(d) for d in config.rules_dirs])
+    sources = discover([Path(p) for p in paths], config.excludes)
+    result = ScanResult(root=sources.root)
+    options = rule_options(config)
+    lines = SourceLines(sources.root)
+    seen: set[tuple[str, str, int, int]] = set()
+    findings: list[Finding] = []
+    for facts in collect(sources, config, ruleset.watched_identifiers, progress):
+        result.mode = facts.mode
+        if facts.path != "<build files>":
+            result.files.append(
+                FileResult(
+                    path=facts.path,
+                    status=facts.status,
+                    lines=facts.lines,
+                    parse_seconds=facts.parse_seconds,
+                    diagnostics=facts.diagnostics,
+                    error_count=facts.error_count,
+                )  # fmt: skip
+            )
+        for f in ruleset.apply(facts, options, lines):
+            key = (f.rule, f.path, f.line, f.column)
+            if key not in seen:
+                seen.add(key)
+                findings.append(f)
+        if keep_facts:
+            result.facts.append(facts)
+    result.files.sort(key=lambda r: r.path)
+    result.findings = sorted(findings, key=lambda f: f.sort_key)
+    result.seconds = time.perf_counter() - started
+    return result

@@ -1,0 +1,212 @@
+"""Command line: thin wrappers that parse options, call the library and choose exit codes.
+
+Exit codes: 0 the scan ran (and the gate, if any, passed); 1 findings at or above --fail-on
+(or a failed gate); 2 usage, configuration or rule-file error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hipscan import __version__
+from hipscan.cli_common import (
+    EXIT_FINDINGS,
+    EXIT_USAGE,
+    build_config,
+    progress_printer,
+    scan_options,
+    want_progress,
+)
+from hipscan.model import SEVERITIES, severity_rank
+from hipscan.rules import RuleFileError, load_rules
+
+OUTPUT_FORMATS = ("text", "json", "sarif", "markdown", "html")
+
+
+def _load_rules(dirs=()):
+    try:
+        return load_rules([Path(d) for d in dirs])
+    except RuleFileError as exc:
+        click.echo(f"hipscan: error: {exc}", err=True)
+        raise SystemExit(EXIT_USAGE) from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="hipscan")
+def main() -> None:
+    """hipscan: find what breaks before a CUDA code base is ported to AMD ROCm/HIP.
+
+    \b
+    hipscan scan PATH          findings, HTML readiness report and effort estimate
+    hipscan check PATH         CI gate: exit 1 on new or severe findings
+    hipscan translate PATH -o DIR   HIP starting files with markers
+    hipscan rules / explain RULE    the rule catalogue and each rule's documentation
+    """
+
+
+@main.command()
+@scan_options
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="What to print.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the output to FILE (atomically) instead of stdout.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(("none",) + SEVERITIES),
+    default="none",
+    show_default=True,
+    help="Exit 1 when a finding has at least this severity.",
+)
+@click.option(
+    "--report-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for report.html and report.json [default: hipscan-report/ for text output].",
+)
+@click.option("--no-report", is_flag=True, help="Do not write the report folder.")
+@click.option(
+    "--emit-hip",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Also write translated HIP files into DIR (outside the scanned tree).",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show progress on stderr [default: when stderr is a terminal].",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
+def scan(fmt: str, output: Path | None, fail_on: str, report_dir: Path | None, no_report: bool, emit_hip: Path | None,
+         progress: bool | None, quiet: bool, **kw) -> None:  # fmt: skip
+    """Scan CUDA sources under PATHS and report what will not port cleanly to ROCm.
+
+    Prints findings like a compiler (path:line:col: RULE [severity] message) and a summary, and
+    writes an HTML readiness report plus JSON into the report folder. Files that cannot be read
+    or parsed get a one-line message on stderr; the scan goes on with the rest.
+    """
+    from hipscan.api import scan as run_scan
+    from hipscan.report import ReportContext, render, write_atomic
+
+    paths, config = build_config(kw)
+    rules = _load_rules(config.rules_dirs)
+    result = run_scan(paths, config, rules, progress=progress_printer(want_progress(progress)))
+    for f in result.files:
+        if f.status not in ("ok", "parse-errors"):
+            click.echo(f"{f.path}: {f.status}", err=True)
+    translations = None
+    if emit_hip is not None:
+        translations = _emit_hip(result, emit_hip)
+    ctx = ReportContext.for_result(result, rules=rules, translations=translations)
+    text = render(fmt, result, ctx)
+    if fmt == "text" and quiet:
+        text = (
+            "\n".join(
+                line
+                for line in text.splitlines()
+                if not line.startswith(tuple(f"{p.path}:" for p in result.files)) and line
+            )
+            + "\n"
+        )
+
+    if output is not None:
+        write_atomic(output, text)
+    else:
+        click.echo(text, nl=not text.endswith("\n"))
+    if not no_report and (report_dir is not None or fmt == "text"):
+        folder = report_dir or Path("hipscan-report")
+        write_atomic(folder / "report.html", render("html", result, ctx))
+        write_atomic(folder / "report.json", render("json", result, ctx))
+        click.echo(f"report: {folder / 'report.html'}", err=output is None and fmt != "text")
+    if fail_on != "none":
+        worst = max((severity_rank(f.severity) for f in result.findings), default=-1)
+        if worst >= severity_rank(fail_on):
+            raise SystemExit(EXIT_FINDINGS)
+
+
+def _emit_hip(result, outdir: Path):
+    try:
+        from hipscan.cli_translate import emit_hip
+    except ImportError:  # pragma: no cover - translate is part of the package
+        raise click.UsageError("--emit-hip: the translator is not available") from None
+    return emit_hip(result, outdir)
+
+
+@main.command("rules")
+@click.option("--category", default=None, help="Only rules of this category.")
+@click.option(
+    "--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True
+)
+@click.option(
+    "--rules",
+    "rules_dirs",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Extra folder of rule files.",
+)
+def rules_cmd(category: str | None, fmt: str, rules_dirs: tuple[Path, ...]) -> None:
+    """List the rules: id, category, severity, confidence and title."""
+    import json
+
+    ruleset = _load_rules(rules_dirs)
+    rows = [r for r in ruleset.rules if category is None or r.category == category]
+    if fmt == "json":
+        click.echo(json.dumps([{"id": r.id, "name": r.name, "category": r.category, "severity": r.severity,
+                                "confidence": r.confidence, "effort": r.effort, "title": r.title} for r in rows], indent=2))  # fmt: skip
+        return
+    for r in rows:
+        click.echo(
+            f"{r.id:<8} {r.category:<28} {r.severity:<8} {r.confidence:<7} {r.name}: {r.title}"
+        )
+    click.echo(f"{len(rows)} rules", err=True)
+
+
+@main.command()
+@click.argument("rule")
+@click.option(
+    "--rules",
+    "rules_dirs",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Extra folder of rule files.",
+)
+def explain(rule: str, rules_dirs: tuple[Path, ...]) -> None:
+    """Show a rule's documentation: what it finds, why it breaks on ROCm, and the fix."""
+    ruleset = _load_rules(rules_dirs)
+    found = ruleset.get(rule)
+    if found is None:
+        click.echo(f"hipscan: error: no rule {rule!r} (see 'hipscan rules')", err=True)
+        raise SystemExit(EXIT_USAGE)
+    click.echo(found.doc_markdown())
+
+
+def _register_optional() -> None:
+    """Commands that live in their own modules."""
+    try:
+        from hipscan.cli_translate import translate
+    except ImportError:
+        translate = None
+    if translate is not None:
+        main.add_command(translate)
+    try:
+        from hipscan.cli_gate import baseline, check
+    except ImportError:
+        baseline = check = None
+    if check is not None:
+        main.add_command(check)
+        main.add_command(baseline)
+
+
+_register_optional()

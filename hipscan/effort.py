@@ -1,0 +1,481 @@
+"""Porting effort on top of the findings and the dependency graph (model: docs/effort.md).
+
+Each finding costs the hours its rule's effort class maps to in the effort profile, less for
+repeats of one rule in one file, weighted by the rule's confidence and raised by the fan-in of
+the file it sits in. Mechanical translation and build-system work are separate terms. Every
+figure is a three-point range (low, likely, high) with its PERT mean, and the result is
+deterministic: the same scan gives the same numbers and the same migration order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path, PurePosixPath
+
+import networkx as nx
+import tomllib
+
+from hipscan.graph import KERNEL, build_graph, dependents, file_dependency_graph
+from hipscan.model import CONFIDENCES, EFFORT_CLASSES, ScanResult
+
+CUDA_SUFFIXES = (".cu", ".cuh")
+
+
+class ProfileError(ValueError):
+    """A malformed effort profile: ``str(e)`` names the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hours:
+    """A three-point estimate in hours."""
+
+    low: float = 0.0
+    likely: float = 0.0
+    high: float = 0.0
+
+    @property
+    def mean(self) -> float:
+        """PERT mean: (low + 4 * likely + high) / 6."""
+        return (self.low + 4 * self.likely + self.high) / 6
+
+    def __add__(self, other: Hours) -> Hours:
+        return Hours(self.low + other.low, self.likely + other.likely, self.high + other.high)
+
+    def scale(self, k: float) -> Hours:
+        return Hours(self.low * k, self.likely * k, self.high * k)
+
+    def to_dict(self) -> dict:
+        return {k: round(v, 2) for k, v in self._items()}
+
+    def _items(self):
+        yield from (("low", self.low), ("likely", self.likely), ("high", self.high))
+        yield ("mean", self.mean)
+
+
+def total(hours) -> Hours:
+    out = Hours()
+    for h in hours:
+        out = out + h
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The profile
+
+
+@dataclass(frozen=True, slots=True)
+class EffortProfile:
+    name: str
+    hours: dict[str, Hours]
+    repeat_decay: float
+    repeat_floor: float
+    confidence: dict[str, float]
+    fan_in_per_dependent: float
+    fan_in_max_dependents: int
+    translation_per_file: Hours
+    translation_per_kloc: Hours
+    build_project: Hours
+    build_per_file: Hours
+    blocker_weight: float
+    blocker_cap: int
+    hours_per_day: float
+
+
+def _default_profile_text() -> str:
+    return resources.files("hipscan.data").joinpath("effort_profile.toml").read_text("utf-8")
+
+
+def _merge(base: dict, over: dict, where: str, source: str) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        path = f"{where}.{key}" if where else key
+        if key not in base:
+            raise ProfileError(f"{source}: {path}: unknown key")
+        if isinstance(base[key], dict):
+            if not isinstance(value, dict):
+                raise ProfileError(f"{source}: {path}: expected a table")
+            out[key] = _merge(base[key], value, path, source)
+        else:
+            out[key] = value
+    return out
+
+
+def load_profile(user_file: Path | None = None) -> EffortProfile:
+    """The built-in profile, with any keys of ``user_file`` (TOML) laid over it."""
+    data = tomllib.loads(_default_profile_text())
+    source = "effort_profile.toml"
+    if user_file is not None:
+        source = str(user_file)
+        try:
+            over = tomllib.loads(Path(user_file).read_text("utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise ProfileError(f"{source}: -: {e}") from e
+        data = _merge(data, over, "", source)
+    return _profile_from(data, source)
+
+
+def _profile_from(d: dict, source: str) -> EffortProfile:
+    def rng(table: str, key: str) -> Hours:
+        value = d[table][key]
+        ok = (
+            isinstance(value, list)
+            and len(value) == 3
+            and all(isinstance(v, (int, float)) and v >= 0 for v in value)
+            and value[0] <= value[1] <= value[2]
+        )
+        if not ok:
+            raise ProfileError(f"{source}: {table}.{key}: expected [low, likely, high], ascending")
+        return Hours(*map(float, value))
+
+    def num(table: str, key: str, lo: float = 0.0, hi: float = float("inf")) -> float:
+        value = d[table][key]
+        if not isinstance(value, (int, float)) or not lo <= value <= hi:
+            raise ProfileError(f"{source}: {table}.{key}: expected a number in [{lo}, {hi}]")
+        return float(value)
+
+    return EffortProfile(
+        name=str(d.get("name", "custom")),
+        hours={c: rng("hours", c) for c in EFFORT_CLASSES},
+        repeat_decay=num("repeat", "decay", 0, 1),
+        repeat_floor=num("repeat", "floor", 0, 1),
+        confidence={c: num("confidence", c, 0, 1) for c in CONFIDENCES},
+        fan_in_per_dependent=num("fan_in", "per_dependent"),
+        fan_in_max_dependents=int(num("fan_in", "max_dependents")),
+        translation_per_file=rng("translation", "per_file"),
+        translation_per_kloc=rng("translation", "per_kloc"),
+        build_project=rng("build", "project"),
+        build_per_file=rng("build", "per_build_file"),
+        blocker_weight=num("readiness", "blocker_weight", 0, 1),
+        blocker_cap=int(num("readiness", "blocker_cap", 0, 100)),
+        hours_per_day=num("calendar", "hours_per_day", 1, 24),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True, slots=True)
+class FindingEffort:
+    index: int  # into ScanResult.findings
+    hours: Hours
+    repeat: int  # 0 for the first occurrence of its rule in its file
+    fan_in: int  # project files depending on the finding's file
+    factor: float  # repeat * confidence * fan-in multiplier applied to the class hours
+
+    def to_dict(self) -> dict:
+        return {
+            "hours": self.hours.to_dict(),
+            "repeat": self.repeat,
+            "fan_in": self.fan_in,
+            "factor": round(self.factor, 4),
+        }
+
+
+@dataclass(slots=True)
+class FileEffort:
+    path: str
+    findings: Hours = Hours()  # its own findings
+    translation: Hours = Hours()
+    inherited: Hours = Hours()  # findings in files it depends on (not additive across files)
+    inherited_findings: int = 0
+    count: int = 0
+    blockers: int = 0
+    cuda: bool = False
+    fan_in: int = 0
+
+    @property
+    def total(self) -> Hours:
+        return self.findings + self.translation
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "findings": self.count,
+            "blockers": self.blockers,
+            "cuda": self.cuda,
+            "fan_in": self.fan_in,
+            "hours": self.total.to_dict(),
+            "finding_hours": self.findings.to_dict(),
+            "translation_hours": self.translation.to_dict(),
+            "inherited_hours": self.inherited.to_dict(),
+            "inherited_findings": self.inherited_findings,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class KernelEffort:
+    name: str
+    path: str
+    line: int
+    hours: Hours  # findings in the kernel and in every function it reaches
+    findings: int
+    reaches: int  # functions reachable through calls and launches
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "path": self.path,
+            "line": self.line,
+            "findings": self.findings,
+            "reaches": self.reaches,
+            "hours": self.hours.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WorkPackage:
+    """Files that must be ported together (a dependency cycle, or one file), leaves first."""
+
+    number: int
+    files: tuple[str, ...]
+    depends_on: tuple[int, ...]
+    hours: Hours
+    findings: int
+    blockers: int
+    kernels: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "number": self.number,
+            "files": list(self.files),
+            "depends_on": list(self.depends_on),
+            "hours": self.hours.to_dict(),
+            "findings": self.findings,
+            "blockers": self.blockers,
+            "kernels": list(self.kernels),
+        }
+
+
+@dataclass(slots=True)
+class EffortReport:
+    profile: str
+    findings: list[FindingEffort]
+    files: dict[str, FileEffort]
+    kernels: list[KernelEffort]
+    directories: dict[str, Hours]
+    manual: Hours
+    translation: Hours
+    build: Hours
+    build_files: list[str]
+    readiness: int
+    readiness_parts: dict
+    blockers: list[int]  # finding indices, severity "blocker", in path/line order
+    order: list[WorkPackage] = field(default_factory=list)
+    hours_per_day: float = 8.0
+
+    @property
+    def total(self) -> Hours:
+        return self.manual + self.translation + self.build
+
+    @property
+    def person_days(self) -> Hours:
+        return self.total.scale(1 / self.hours_per_day)
+
+    def to_dict(self, findings: list | None = None) -> dict:
+        """As JSON; with the scan's ``findings``, blockers are listed by location, not index."""
+        days = self.person_days
+        blockers: list = list(self.blockers)
+        if findings is not None:
+            blockers = [
+                {k: findings[i].to_dict()[k] for k in ("rule", "path", "line", "column", "message")}
+                for i in self.blockers
+            ]
+        return {
+            "profile": self.profile,
+            "hours": self.total.to_dict(),
+            "person_days": days.to_dict(),
+            "manual_hours": self.manual.to_dict(),
+            "translation_hours": self.translation.to_dict(),
+            "build_hours": self.build.to_dict(),
+            "build_files": self.build_files,
+            "readiness": self.readiness,
+            "readiness_parts": self.readiness_parts,
+            "blockers": blockers,
+            "directories": {d: h.to_dict() for d, h in sorted(self.directories.items())},
+            "kernels": [k.to_dict() for k in self.kernels],
+            "migration_order": [p.to_dict() for p in self.order],
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# The model
+
+
+def _cuda_files(result: ScanResult) -> set[str]:
+    """Files holding CUDA code: .cu/.cuh, or any device function, launch, CUDA identifier, asm,
+    CUDA storage class or finding seen in them (a plain C++ file needs no translation; build
+    files have their own term)."""
+    paths = {f.path for f in result.files if f.path.endswith(CUDA_SUFFIXES)}
+    for ff in result.facts:
+        paths.update(fn.loc.path for fn in ff.functions if fn.space != "host")
+        paths.update(x.loc.path for x in ff.launches)
+        paths.update(x.loc.path for x in ff.idents if not x.from_inactive_branch)
+        paths.update(x.loc.path for x in ff.asms)
+        paths.update(d.loc.path for d in ff.decls if d.storage and d.context != "host")
+    paths.update(f.path for f in result.findings)
+    return paths - set(_build_files(result))
+
+
+def _build_files(result: ScanResult) -> list[str]:
+    return sorted({b.loc.path for ff in result.facts for b in ff.builds})
+
+
+def estimate(
+    result: ScanResult,
+    graph: nx.DiGraph | None = None,
+    profile: EffortProfile | None = None,
+) -> EffortReport:
+    """The effort estimate of a scan (see docs/effort.md for the formula)."""
+    profile = profile or load_profile()
+    g = graph if graph is not None else build_graph(result)
+    files_g = file_dependency_graph(g)
+    fan_in_of = {p: len(dependents(files_g, p)) for p in files_g}
+
+    # Per finding: class hours x repeat decay x confidence x fan-in validation.
+    seen: Counter = Counter()
+    order = sorted(range(len(result.findings)), key=lambda i: result.findings[i].sort_key)
+    by_index: dict[int, FindingEffort] = {}
+    for i in order:
+        f = result.findings[i]
+        n = seen[(f.rule, f.path)]
+        seen[(f.rule, f.path)] += 1
+        fan_in = fan_in_of.get(f.path, 0)
+        factor = (
+            max(profile.repeat_decay**n, profile.repeat_floor)
+            * profile.confidence.get(f.confidence, 1.0)
+            * (1 + profile.fan_in_per_dependent * min(fan_in, profile.fan_in_max_dependents))
+        )
+        base = profile.hours.get(f.effort, profile.hours["medium"])
+        by_index[i] = FindingEffort(i, base.scale(factor), n, fan_in, factor)
+    per_finding = [by_index[i] for i in range(len(result.findings))]
+
+    # Per file.
+    cuda = _cuda_files(result)
+    lines = {f.path: f.lines for f in result.files}
+    all_paths = sorted(set(lines) | {f.path for f in result.findings} | set(files_g))
+    files = {p: FileEffort(p, cuda=p in cuda, fan_in=fan_in_of.get(p, 0)) for p in all_paths}
+    for fe in per_finding:
+        f = result.findings[fe.index]
+        entry = files[f.path]
+        entry.findings = entry.findings + fe.hours
+        entry.count += 1
+        entry.blockers += f.severity == "blocker"
+    for p, entry in files.items():
+        if entry.cuda:
+            kloc = lines.get(p, 0) / 1000
+            entry.translation = profile.translation_per_file + profile.translation_per_kloc.scale(
+                kloc
+            )
+    for p in files_g:
+        deps = nx.descendants(files_g, p)
+        files[p].inherited = total(files[d].findings for d in sorted(deps))
+        files[p].inherited_findings = sum(files[d].count for d in deps)
+
+    directories: dict[str, Hours] = defaultdict(Hours)
+    for p, entry in files.items():
+        parent = str(PurePosixPath(p).parent)
+        directories[parent] = directories[parent] + entry.total
+
+    build_files = _build_files(result)
+    build = Hours()
+    if cuda:
+        build = profile.build_project + profile.build_per_file.scale(len(build_files))
+    manual = total(fe.hours for fe in per_finding)
+    translation = total(files[p].translation for p in sorted(files))
+
+    blockers = [i for i in order if result.findings[i].severity == "blocker"]
+    readiness, parts = _readiness(profile, manual, translation + build, files, cuda, blockers)
+
+    report = EffortReport(
+        profile=profile.name,
+        findings=per_finding,
+        files=files,
+        kernels=_kernels(g, per_finding),
+        directories=dict(directories),
+        manual=manual,
+        translation=translation,
+        build=build,
+        build_files=build_files,
+        readiness=readiness,
+        readiness_parts=parts,
+        blockers=blockers,
+        hours_per_day=profile.hours_per_day,
+    )
+    report.order = migration_order(g, files_g, report)
+    return report
+
+
+def _readiness(profile, manual: Hours, mechanical: Hours, files, cuda, blockers) -> tuple:
+    """Score 0-100: the mechanical share of the likely work, lowered by blocker-bearing files."""
+    work = manual.likely + mechanical.likely
+    ease = mechanical.likely / work if work else 1.0
+    blocker_files = sum(1 for p in cuda if files[p].blockers)
+    share = blocker_files / len(cuda) if cuda else 0.0
+    score = 100 * ease * (1 - profile.blocker_weight * share)
+    if blockers:
+        score = min(score, profile.blocker_cap)
+    parts = {
+        "ease": round(ease, 4),
+        "blocker_file_share": round(share, 4),
+        "blocker_files": blocker_files,
+        "cuda_files": len(cuda),
+        "blocker_weight": profile.blocker_weight,
+        "capped": bool(blockers) and score == profile.blocker_cap,
+    }
+    return int(round(score)), parts
+
+
+def _kernels(g: nx.DiGraph, per_finding: list[FindingEffort]) -> list[KernelEffort]:
+    out = []
+    for node in sorted(n for n, d in g.nodes(data=True) if d["kind"] == KERNEL):
+        reach = {
+            m
+            for m in nx.descendants(g, node)
+            if g.nodes[m]["kind"] != "file"  # calls and launches only reach functions
+        }
+        idx = sorted({i for m in (node, *reach) for i in g.nodes[m]["findings"]})
+        data = g.nodes[node]
+        out.append(
+            KernelEffort(
+                name=data["qualname"],
+                path=data["path"],
+                line=data["line"],
+                hours=total(per_finding[i].hours for i in idx),
+                findings=len(idx),
+                reaches=len(reach),
+            )
+        )
+    out.sort(key=lambda k: (-k.hours.mean, k.path, k.line, k.name))
+    return out
+
+
+def migration_order(g: nx.DiGraph, files_g: nx.DiGraph, report: EffortReport) -> list[WorkPackage]:
+    """Work packages leaves first: strongly connected file groups in dependency order."""
+    cond = nx.condensation(files_g)
+    members = {c: tuple(sorted(cond.nodes[c]["members"])) for c in cond}
+    # cond has A -> B when A depends on B; reversed, a topological order puts B first.
+    ordered = list(nx.lexicographical_topological_sort(cond.reverse(), key=lambda c: members[c]))
+    number = {c: i + 1 for i, c in enumerate(ordered)}
+    kernels_in: dict[str, list[str]] = defaultdict(list)
+    for _, d in g.nodes(data=True):
+        if d["kind"] == KERNEL:
+            kernels_in[d["path"]].append(d["qualname"])
+    packages = []
+    for c in ordered:
+        paths = members[c]
+        entries = [report.files[p] for p in paths if p in report.files]
+        packages.append(
+            WorkPackage(
+                number=number[c],
+                files=paths,
+                depends_on=tuple(sorted(number[s] for s in cond.successors(c))),
+                hours=total(e.total for e in entries),
+                findings=sum(e.count for e in entries),
+                blockers=sum(e.blockers for e in entries),
+                kernels=tuple(sorted(k for p in paths for k in kernels_in.get(p, ()))),
+            )
+        )
+    return packages

@@ -1,0 +1,186 @@
+"""Plain records the front end extracts from one translation unit.
+
+Every record carries an exact, 1-based location in the file it was *spelled* in (a header's
+facts carry the header's path), so rules never need the AST and results can be cached, pickled
+across worker processes and de-duplicated when several files include one header.
+
+``context`` is the CUDA execution space of the enclosing function: ``global`` (a kernel),
+``device``, ``host-device``, ``host`` or ``file`` (outside any function).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+DEVICE_CONTEXTS = frozenset({"global", "device", "host-device"})
+
+
+@dataclass(frozen=True, slots=True)
+class Loc:
+    path: str  # posix path relative to the scan root (absolute when outside it)
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionFact:
+    """A function definition (kernels, device functions, host functions)."""
+
+    name: str
+    qualname: str
+    loc: Loc
+    end_line: int
+    space: str  # global | device | host | host-device
+    is_template: bool = False
+    # __launch_bounds__(a, b, c) / __cluster_dims__(x, y, z) argument texts, empty when absent
+    launch_bounds: tuple[str, ...] = ()
+    cluster_dims: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CallFact:
+    """A call expression, found in the AST (callee resolved, or recovered when undeclared)."""
+
+    callee: str  # unqualified name as spelled
+    qualname: str  # e.g. "cooperative_groups::this_grid" when known, else == callee
+    loc: Loc  # spelling location of the callee name (exact inside macro arguments)
+    context: str
+    function: str  # enclosing function's name, "" at file scope
+    args: tuple[str, ...] = ()  # source text of each argument
+    result_type: str = ""  # declared type of the variable the result initialises/assigns, if any
+    member_of: str = ""  # for method calls (obj.f()), the object's type spelling
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchFact:
+    """A ``kernel<<<...>>>(...)`` launch; device-side launches are dynamic parallelism."""
+
+    kernel: str
+    loc: Loc
+    context: str
+    function: str
+    config: tuple[str, ...] = ()  # grid, block[, shmem[, stream]] texts
+
+
+@dataclass(frozen=True, slots=True)
+class AsmFact:
+    """An inline ``asm`` statement; ``instructions`` are the PTX/x86 opcodes parsed from its text."""
+
+    text: str
+    loc: Loc
+    context: str
+    function: str
+    instructions: tuple[str, ...] = ()  # e.g. ("mov.u32",), operands stripped
+    registers: tuple[str, ...] = ()  # special registers named, e.g. ("%laneid",)
+    from_inactive_branch: bool = False  # found by the token fallback in a preprocessor-skipped block
+
+
+@dataclass(frozen=True, slots=True)
+class DeclFact:
+    """A variable, field, parameter or typedef with its type as spelled."""
+
+    name: str
+    type: str
+    loc: Loc
+    context: str
+    kind: str  # var | field | param | typedef
+    storage: tuple[str, ...] = ()  # shared | constant | managed | device | extern | static
+    array_dims: tuple[str, ...] = ()  # texts of each [N]
+    init: str = ""  # initializer text, when short (<= 200 chars)
+
+
+@dataclass(frozen=True, slots=True)
+class IdentFact:
+    """A use of a watched identifier token (API names, types, enum values, macros) in code.
+
+    Comes from the token stream, so it is never inside a comment or string literal, and never
+    inside a preprocessor-inactive block (unless ``from_inactive_branch``).
+    """
+
+    name: str
+    loc: Loc
+    context: str
+    function: str
+    from_inactive_branch: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LiteralFact:
+    """An integer literal in device code with the expression it sits in (warp-size analysis)."""
+
+    value: int
+    spelling: str  # as written: "32", "0xffffffff", "31u"
+    loc: Loc
+    context: str
+    function: str
+    role: str  # binop | compare | array-dim | loop-bound | arg | init | other
+    op: str = ""  # the binary/compound operator ("&", ">>", "%", "/", "<", "&=", ...) or callee for arg
+    other: str = ""  # source text of the other operand / the callee / the declared name
+    other_type: str = ""  # type of the other operand, when known
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRefFact:
+    """``obj.member`` where the object's type is known (e.g. ``cudaDeviceProp.major``)."""
+
+    member: str
+    record: str  # type of the object, e.g. "cudaDeviceProp"
+    loc: Loc
+    context: str
+    function: str
+    expr: str = ""  # text of the enclosing comparison/condition, if any
+
+
+@dataclass(frozen=True, slots=True)
+class IncludeFact:
+    name: str  # as written between the quotes/brackets
+    loc: Loc
+    angled: bool
+    resolved: str = ""  # posix path relative to the scan root when inside it, else ""
+
+
+@dataclass(frozen=True, slots=True)
+class DirectiveFact:
+    """A preprocessor conditional or definition: ``#if __CUDA_ARCH__ >= 700`` and the like."""
+
+    kind: str  # if | elif | ifdef | ifndef | define | pragma
+    text: str  # the directive's tokens after the keyword, space-joined
+    loc: Loc
+    names: tuple[str, ...] = ()  # identifiers in the directive
+
+
+@dataclass(frozen=True, slots=True)
+class BuildFact:
+    """A line of a build file (CMakeLists.txt, Makefile, setup.py, compile_commands.json)."""
+
+    kind: str  # flag | library | language | architecture | package | extension
+    value: str  # e.g. "-rdc=true", "cudadevrt", "CUDA", "sm_80", "CUDAToolkit::cublasLt"
+    loc: Loc
+    tool: str  # cmake | make | setuptools | compile_commands
+
+
+@dataclass(slots=True)
+class FileFacts:
+    """Everything extracted from one parsed source file (and the headers it brought in)."""
+
+    path: str  # the main file of the translation unit
+    status: str = "ok"  # ok | parse-errors | skipped: <why> | error: <why>
+    diagnostics: list[str] = field(default_factory=list)  # first few parse errors, "path:l:c: msg"
+    error_count: int = 0
+    lines: int = 0
+    parse_seconds: float = 0.0
+    mode: str = "shim"
+    files: list[str] = field(default_factory=list)  # every project file this TU's facts touch
+    functions: list[FunctionFact] = field(default_factory=list)
+    calls: list[CallFact] = field(default_factory=list)
+    launches: list[LaunchFact] = field(default_factory=list)
+    asms: list[AsmFact] = field(default_factory=list)
+    decls: list[DeclFact] = field(default_factory=list)
+    idents: list[IdentFact] = field(default_factory=list)
+    literals: list[LiteralFact] = field(default_factory=list)
+    members: list[MemberRefFact] = field(default_factory=list)
+    includes: list[IncludeFact] = field(default_factory=list)
+    directives: list[DirectiveFact] = field(default_factory=list)
+    builds: list[BuildFact] = field(default_factory=list)
+    # per project file: {line: set of suppressed rule ids ("*" = all)} from `hipscan: ignore[...]`
+    suppressions: dict[str, dict[int, frozenset[str]]] = field(default_factory=dict)

@@ -1,0 +1,84 @@
+"""The libclang front end: find sources, parse them (in worker processes), produce facts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from hipscan.config import ScanConfig
+from hipscan.facts import FileFacts
+from hipscan.frontend.buildfiles import load_compile_commands, scan_build_file
+from hipscan.frontend.clang import ParseSetup, clang_args, make_setup
+from hipscan.frontend.discover import SourceSet, discover, header_index
+from hipscan.frontend.extract import relpath
+from hipscan.frontend.parse import ParseJob
+from hipscan.frontend.parse import parse_file as _parse_job
+from hipscan.frontend.pool import run_jobs
+
+__all__ = ["clang_args", "collect", "discover", "make_setup", "parse_file", "SourceSet"]
+
+
+def parse_file(
+    path: Path, root: Path, config: ScanConfig | None = None, watched: frozenset[str] = frozenset()
+) -> FileFacts:
+    """Parse one file in this process (no worker, no timeout): for tests and tools."""
+    config = config or ScanConfig()
+    setup = make_setup(config)
+    path, root = Path(path).resolve(), Path(root).resolve()
+    sources = discover([root], config.excludes)
+    job = ParseJob(str(path), str(root), project_files=frozenset(str(p) for p in sources.project_files) | {str(path)},
+                   header_index=header_index(sources.project_files))  # fmt: skip
+    return _parse_job(job, setup, watched, config.max_file_size)
+
+
+def collect(
+    sources: SourceSet,
+    config: ScanConfig,
+    watched: frozenset[str],
+    progress: Callable[[int, int, str], None] | None = None,
+) -> Iterator[FileFacts]:
+    """Facts for every source (then every CUDA header no source included), then build files.
+
+    Each file is parsed once; a header's facts come from the first translation unit that
+    includes it, so its findings are reported once however many files include it.
+    """
+    setup: ParseSetup = make_setup(config)
+    root = sources.root
+    flags: dict[str, tuple[str, ...]] = {}
+    if config.compile_commands:
+        flags = load_compile_commands(Path(config.compile_commands))
+    project = frozenset(str(p) for p in sources.project_files)
+    index = header_index(sources.project_files)
+    covered: set[str] = set()
+
+    def jobs_for(files: list[Path]) -> list[ParseJob]:
+        return [ParseJob(str(f), str(root), args=flags.get(str(f), ()), project_files=project, header_index=index)
+                for f in files]  # fmt: skip
+
+    def before(job: ParseJob) -> ParseJob:
+        job.skip_headers = frozenset(covered)
+        return job
+
+    total = len(sources.sources) + len(sources.headers)
+    done = 0
+    for path, why in sources.skipped:
+        yield FileFacts(path=relpath(path, root), status=why)
+    for phase in (sources.sources, None):  # noqa: B007
+        if phase is None:
+            phase = [h for h in sources.headers if str(h) not in covered]
+            total = len(sources.sources) + len(phase)
+        jobs = jobs_for(phase)
+        workers = config.effective_jobs()
+        for facts in run_jobs(
+            jobs, setup, watched, config.max_file_size, workers, config.timeout, before
+        ):
+            covered.update(str(root / f) for f in facts.files)
+            done += 1
+            if progress:
+                progress(done, total, facts.path)
+            yield facts
+    builds = FileFacts(path="<build files>", status="ok", mode=setup.mode)
+    for b in sources.build_files:
+        builds.builds.extend(scan_build_file(b, relpath(b, root)))
+    builds.files = sorted({f.loc.path for f in builds.builds})
+    yield builds

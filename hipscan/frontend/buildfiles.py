@@ -1,0 +1,141 @@
+"""Facts from build files: CMake, Make, setup.py and compile_commands.json.
+
+These are not C++, so libclang cannot read them; a line-oriented scan with regular expressions is
+the right tool here. Each fact keeps the line and column where it was written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+from hipscan.facts import BuildFact, Loc
+
+# (kind, pattern) per build tool; the value is group "v" when present, else the whole match.
+CMAKE = [
+    ("language", re.compile(r"enable_language\s*\(\s*(?P<v>CUDA)\b", re.I)),
+    ("language", re.compile(r"\bproject\s*\([^)]*LANGUAGES[^)]*\b(?P<v>CUDA)\b", re.I)),
+    ("architecture", re.compile(r"\b(?P<v>(?:CMAKE_)?CUDA_ARCHITECTURES)\b")),
+    (
+        "package",
+        re.compile(
+            r"find_package\s*\(\s*(?P<v>CUDAToolkit|CUDA|CUDNN|cuDNN|TensorRT|NCCL|OptiX|CUTLASS|NvidiaCutlass|Thrust|CUB|nvshmem|NVSHMEM)\b",
+            re.I,
+        ),
+    ),
+    ("library", re.compile(r"\bCUDA::(?P<v>\w+)")),
+    (
+        "flag",
+        re.compile(
+            r"(?P<v>CUDA_SEPARABLE_COMPILATION|CUDA_RESOLVE_DEVICE_SYMBOLS)\s+(?:ON|TRUE|1)", re.I
+        ),
+    ),
+]
+FLAGS = [
+    (
+        "flag",
+        re.compile(
+            r"(?<![\w-])(?P<v>-rdc(?:=true)?|--relocatable-device-code(?:=true)?|-dc)(?![\w-])"
+        ),
+    ),
+    (
+        "architecture",
+        re.compile(
+            r"(?P<v>(?:-arch|--gpu-architecture|-code)[= ](?:sm|compute)_\d+[a-z]?|arch=compute_\d+[a-z]?)"
+        ),
+    ),
+    (
+        "flag",
+        re.compile(
+            r"(?<![\w-])(?P<v>--use_fast_math|-use_fast_math|--expt-relaxed-constexpr|--expt-extended-lambda|--extended-lambda|-Xptxas|-Xcompiler|--ptxas-options|-lineinfo|--default-stream[= ]per-thread|-maxrregcount)(?![\w-])"
+        ),
+    ),
+    (
+        "library",
+        re.compile(
+            r"(?<![\w-])-l(?P<v>cudadevrt|cudart|cuda|cublasLt|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvToolsExt|nvtx3|nvinfer\w*|nvjpeg|npp\w*|cufile|nvshmem\w*|nvidia-ml|cutensor|optix)\b"
+        ),
+    ),
+]
+SETUP = [
+    ("extension", re.compile(r"\b(?P<v>CUDAExtension|BuildExtension)\b")),
+    (
+        "library",
+        re.compile(
+            r"['\"](?P<v>cudadevrt|cublasLt|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvToolsExt|cutensor|nvjpeg)['\"]"
+        ),
+    ),
+]
+
+
+def _scan_lines(text: str, rel: str, tool: str, patterns: list) -> list[BuildFact]:
+    out: list[BuildFact] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        code = line.split("#", 1)[0] if tool in ("cmake", "make", "setuptools") else line
+        for kind, pattern in patterns:
+            for m in pattern.finditer(code):
+                value = m.groupdict().get("v") or m.group(0)
+                start = m.start("v") if m.groupdict().get("v") else m.start()
+                out.append(
+                    BuildFact(kind=kind, value=value, loc=Loc(rel, lineno, start + 1), tool=tool)
+                )
+    return out
+
+
+def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    name = path.name
+    if name == "compile_commands.json":
+        return _scan_lines(text, rel, "compile_commands", FLAGS)
+    if name == "setup.py":
+        return _scan_lines(text, rel, "setuptools", SETUP + FLAGS)
+    if name == "CMakeLists.txt" or name.endswith(".cmake"):
+        return _scan_lines(text, rel, "cmake", CMAKE + FLAGS)
+    return _scan_lines(text, rel, "make", FLAGS)
+
+
+# -- compile_commands.json: per-file flags for the parse -------------------------------------------
+KEEP_WITH_VALUE = ("-I", "-isystem", "-D", "-U", "-include", "-iquote")
+KEEP_JOINED = ("-I", "-D", "-U", "-std=", "-isystem", "-iquote")
+
+
+def load_compile_commands(folder: Path) -> dict[str, tuple[str, ...]]:
+    """Absolute source path -> the flags that matter to a parse (includes, defines, standard)."""
+    db = folder / "compile_commands.json" if folder.is_dir() else folder
+    entries = json.loads(db.read_text(encoding="utf-8"))
+    out: dict[str, tuple[str, ...]] = {}
+    for e in entries:
+        directory = Path(e.get("directory", "."))
+        args = e.get("arguments") or shlex.split(e.get("command", ""))
+        file = Path(e["file"])
+        file = (directory / file).resolve() if not file.is_absolute() else file.resolve()
+        kept: list[str] = []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in KEEP_WITH_VALUE and i + 1 < len(args):
+                value = args[i + 1]
+                if a in ("-I", "-isystem", "-iquote", "-include") and not Path(value).is_absolute():
+                    value = str(directory / value)
+                kept += [a, value]
+                i += 2
+                continue
+            if a.startswith(KEEP_JOINED) and a not in KEEP_WITH_VALUE:
+                if a.startswith(("-I", "-isystem", "-iquote")):
+                    flag = next(p for p in ("-isystem", "-iquote", "-I") if a.startswith(p))
+                    value = a[len(flag) :]
+                    if value and not Path(value).is_absolute():
+                        value = str(directory / value)
+                    kept.append(flag + value)
+                elif a.startswith("-std=") and "c++" in a:
+                    kept.append(a)
+                else:
+                    kept.append(a)
+            i += 1
+        out[str(file)] = tuple(kept)
+    return out

@@ -1,0 +1,227 @@
+"""libclang set-up: argument lists for shim and toolkit modes, the precompiled shim, ctypes helpers.
+
+The libclang wheel has no clang resource directory and would look for one relative to the
+current directory, so every parse names ``-resource-dir`` explicitly (our own builtin headers in
+shim mode): results do not depend on where hipscan is run from.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import clang.cindex as ci
+
+from hipscan.config import ScanConfig
+
+SHIM_DIR = Path(__file__).resolve().parent / "shim"
+KEEP_GOING = 0x200  # CXTranslationUnit_KeepGoing: not exposed as a constant by the bindings
+PARSE_INCOMPLETE = 0x04
+FOR_SERIALIZATION = 0x10
+
+# Headers most CUDA sources include; precompiled once per scan with the shim so a file's own
+# `#include <iostream>` costs nothing (about 280 ms -> 20 ms per file).
+PCH_HEADERS = (
+    "cstdio",
+    "cstdlib",
+    "cstring",
+    "cstdint",
+    "cmath",
+    "cassert",
+    "cfloat",
+    "climits",
+    "iostream",
+    "vector",
+    "string",
+    "algorithm",
+    "memory",
+    "map",
+    "set",
+    "unordered_map",
+    "fstream",
+    "sstream",
+    "iomanip",
+    "functional",
+    "numeric",
+    "chrono",
+    "thread",
+    "mutex",
+    "atomic",
+    "random",
+    "array",
+    "stdexcept",
+    "tuple",
+    "limits",
+    "cstddef",
+    "ctime",
+)
+
+_lib = ci.conf.lib
+_lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
+_lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
+
+
+class _SourceRangeList(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.POINTER(ci.SourceRange))]
+
+
+_lib.clang_getSkippedRanges.argtypes = [ci.TranslationUnit, ci.File]
+_lib.clang_getSkippedRanges.restype = ctypes.POINTER(_SourceRangeList)
+_lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(_SourceRangeList)]
+_lib.clang_getFileLocation.argtypes = [
+    ci.SourceLocation,
+    ctypes.POINTER(ctypes.c_void_p),
+    ctypes.POINTER(ctypes.c_uint),
+    ctypes.POINTER(ctypes.c_uint),
+    ctypes.POINTER(ctypes.c_uint),
+]
+_lib.clang_getFileName.argtypes = [ctypes.c_void_p]
+
+BINARY_OPERATORS = {
+    3: "*", 4: "/", 5: "%", 6: "+", 7: "-", 8: "<<", 9: ">>", 11: "<", 12: ">", 13: "<=",
+    14: ">=", 15: "==", 16: "!=", 17: "&", 18: "^", 19: "|", 20: "&&", 21: "||", 22: "=",
+    23: "*=", 24: "/=", 25: "%=", 26: "+=", 27: "-=", 28: "<<=", 29: ">>=", 30: "&=", 31: "^=",
+    32: "|=",
+}  # fmt: skip
+
+
+def binary_operator(cursor: ci.Cursor) -> str:
+    """The operator of a BINARY_OPERATOR / COMPOUND_ASSIGNMENT_OPERATOR cursor."""
+    return BINARY_OPERATORS.get(_lib.clang_getCursorBinaryOperatorKind(cursor), "")
+
+
+def file_location(location: ci.SourceLocation) -> tuple[str, int, int, int]:
+    """(file, line, column, offset) where the text was written: inside a macro argument, the
+    argument's own position; inside a macro body, the expansion point."""
+    f = ctypes.c_void_p()
+    line, col, off = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
+    _lib.clang_getFileLocation(
+        location, ctypes.byref(f), ctypes.byref(line), ctypes.byref(col), ctypes.byref(off)
+    )
+    if not f.value:
+        return "", 0, 0, 0
+    name = _lib.clang_getFileName(f)
+    return name, line.value, col.value, off.value
+
+
+def skipped_ranges(tu: ci.TranslationUnit, file: ci.File) -> list[tuple[int, int]]:
+    """Byte ranges the preprocessor skipped (inactive #if branches) in one file."""
+    ranges = _lib.clang_getSkippedRanges(tu, file)
+    if not ranges:
+        return []
+    try:
+        out = []
+        for i in range(ranges.contents.count):
+            r = ranges.contents.ranges[i]
+            out.append((r.start.offset, r.end.offset))
+        return out
+    finally:
+        _lib.clang_disposeSourceRangeList(ranges)
+
+
+def find_cuda_path(config: ScanConfig) -> Path | None:
+    """--cuda-path, else CUDA_HOME / CUDA_PATH, else the standard places, else nvcc on PATH."""
+    candidates = [
+        config.cuda_path,
+        os.environ.get("CUDA_HOME", ""),
+        os.environ.get("CUDA_PATH", ""),
+    ]
+    candidates += ["/usr/local/cuda", "/opt/cuda", "/usr/lib/cuda"]
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        candidates.append(str(Path(nvcc).resolve().parent.parent))
+    for c in candidates:
+        if c and (Path(c) / "include" / "cuda_runtime.h").is_file():
+            return Path(c)
+    return None
+
+
+@dataclass(frozen=True)
+class ParseSetup:
+    """Everything a worker needs to parse a file the same way as every other worker."""
+
+    mode: str  # shim | toolkit (auto is resolved before parsing)
+    args: tuple[str, ...]  # flags common to every file (defines, std, mode flags)
+    prefix: tuple[str, ...]  # the -include / -include-pch part
+    include_dirs: tuple[str, ...]
+
+
+def base_args(config: ScanConfig, mode: str, cuda_path: Path | None) -> list[str]:
+    args = ["-x", "cuda", "--cuda-host-only", "-nocudalib", "-ferror-limit=0", f"-std={config.std}"]
+    args += ["-Wno-unknown-cuda-version", "-Wno-everything", "-fsyntax-only"]
+    if mode == "toolkit" and cuda_path is not None:
+        # Real headers; clang's CUDA wrapper is not in the wheel, so include the runtime directly.
+        args += [f"--cuda-path={cuda_path}", "-nocudainc", "-resource-dir", str(SHIM_DIR)]
+        args += ["-D__CUDACC__", "-D__NVCC__", "-isystem", str(cuda_path / "include")]
+    else:
+        args += ["-nocudainc", "-resource-dir", str(SHIM_DIR), "-isystem", str(SHIM_DIR / "cuda")]
+    args += [f"-D{d}" for d in config.defines]
+    return args
+
+
+def clang_args(config: ScanConfig | None = None) -> list[str]:
+    """The shim-mode argument list, for callers that only need tokens of a file."""
+    config = config or ScanConfig()
+    return base_args(config, "shim", None) + ["-include", str(SHIM_DIR / "hipscan_cuda.h")]
+
+
+def _shim_digest(args: list[str]) -> str:
+    h = hashlib.sha256()
+    h.update(ci.__file__.encode())
+    for path in sorted(SHIM_DIR.rglob("*.h")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    h.update("\0".join(args).encode())
+    h.update("\0".join(PCH_HEADERS).encode())
+    return h.hexdigest()[:20]
+
+
+def build_pch(config: ScanConfig, args: list[str], prefix_include: str) -> Path | None:
+    """Precompile the shim plus common system headers; reuse it across scans (content hash)."""
+    cache = config.cache_path() / "pch"
+    target = cache / f"shim-{_shim_digest(args + [prefix_include])}.pch"
+    if target.is_file():
+        return target
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        header = target.with_suffix(".h")  # the PCH records its input: keep it
+        lines = [f'#include "{prefix_include}"'] + [f"#include <{h}>" for h in PCH_HEADERS]
+        header.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        tu = ci.Index.create().parse(
+            str(header), args=args, options=KEEP_GOING | PARSE_INCOMPLETE | FOR_SERIALIZATION
+        )
+        if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
+            return None
+        tmp = cache / f"{target.name}.{os.getpid()}.tmp"
+        tu.save(str(tmp))
+        os.replace(tmp, target)
+        return target
+    except (OSError, ci.TranslationUnitLoadError, ci.TranslationUnitSaveError):
+        return None
+
+
+def make_setup(config: ScanConfig) -> ParseSetup:
+    mode = config.mode
+    cuda_path = find_cuda_path(config) if mode in ("toolkit", "auto") else None
+    if mode == "auto":
+        mode = "toolkit" if cuda_path else "shim"
+    if mode == "toolkit" and cuda_path is None:
+        from hipscan.config import ConfigError
+
+        raise ConfigError(
+            "--mode toolkit: no CUDA toolkit found (give --cuda-path or set CUDA_HOME)"
+        )
+    args = base_args(config, mode, cuda_path)
+    include = str(SHIM_DIR / ("hipscan_toolkit.h" if mode == "toolkit" else "hipscan_cuda.h"))
+    prefix: tuple[str, ...] = ("-include", include)
+    if config.use_pch:
+        pch = build_pch(config, args, include)
+        if pch is not None:
+            prefix = ("-include-pch", str(pch))
+    return ParseSetup(
+        mode=mode, args=tuple(args), prefix=prefix, include_dirs=tuple(config.include_dirs)
+    )

@@ -1,0 +1,111 @@
+"""Which files a scan looks at: CUDA sources, the headers and C++ files that are CUDA, build files."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ALWAYS = frozenset({".cu", ".cuh"})
+MAYBE = frozenset({".h", ".hpp", ".hh", ".hxx", ".inl", ".cpp", ".cc", ".cxx", ".c++", ".c"})
+HEADERS = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl"})
+BUILD_NAMES = ("CMakeLists.txt", "setup.py", "compile_commands.json")
+BUILD_SUFFIXES = (".cmake", ".mk")
+# Content test for files whose suffix does not say CUDA: a byte search, used only to choose files.
+CUDA_MARKERS = re.compile(
+    rb"__global__|__device__|__shared__|<<<|\bcuda[A-Z]\w*\s*\(|\bcu[A-Z][a-z]\w*\s*\(|"
+    rb"#\s*include\s*[<\"](?:cuda|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvToolsExt|"
+    rb"cooperative_groups|mma\.h|thrust/|cub/|cutlass/|cute/|NvInfer|optix|nvml|cufile|nvjpeg|npp)"
+)
+
+
+@dataclass
+class SourceSet:
+    root: Path
+    sources: list[Path] = field(default_factory=list)  # parsed as translation units, in order
+    headers: list[Path] = field(
+        default_factory=list
+    )  # CUDA headers (parsed alone if no TU includes them)
+    project_files: set[Path] = field(default_factory=set)  # every C/C++/CUDA file under the root
+    build_files: list[Path] = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def _excluded(rel: str, name: str, patterns: tuple[str, ...]) -> bool:
+    for p in patterns:
+        if (
+            fnmatch.fnmatch(name, p)
+            or fnmatch.fnmatch(rel, p)
+            or fnmatch.fnmatch(rel, p.rstrip("/") + "/*")
+        ):
+            return True
+    return False
+
+
+def scan_root(paths: list[Path]) -> Path:
+    resolved = [p.resolve() for p in paths]
+    if len(resolved) == 1:
+        return resolved[0] if resolved[0].is_dir() else resolved[0].parent
+    return Path(os.path.commonpath([str(p if p.is_dir() else p.parent) for p in resolved]))
+
+
+def is_cuda(path: Path, limit: int = 2_000_000) -> bool:
+    try:
+        with path.open("rb") as f:
+            return bool(CUDA_MARKERS.search(f.read(limit)))
+    except OSError:
+        return False
+
+
+def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
+    root = scan_root(paths)
+    result = SourceSet(root=root)
+    candidates: list[Path] = []
+    for p in paths:
+        p = Path(os.path.abspath(p))
+        if p.is_dir():
+            for dirpath, dirnames, filenames in os.walk(p):
+                rel_dir = os.path.relpath(dirpath, root)
+                dirnames[:] = sorted(
+                    d
+                    for d in dirnames
+                    if not _excluded(os.path.normpath(os.path.join(rel_dir, d)), d, excludes)
+                )
+                for name in sorted(filenames):
+                    full = Path(dirpath) / name
+                    rel = os.path.normpath(os.path.join(rel_dir, name))
+                    if _excluded(rel, name, excludes):
+                        continue
+                    candidates.append(full)
+        elif p.exists() or p.is_symlink():
+            candidates.append(p)
+        else:
+            result.skipped.append((p, "skipped: no such file"))
+    for full in candidates:
+        name = full.name
+        suffix = full.suffix.lower()
+        if name in BUILD_NAMES or name.startswith("Makefile") or name.endswith(BUILD_SUFFIXES):
+            result.build_files.append(full)
+            continue
+        if suffix not in ALWAYS and suffix not in MAYBE:
+            continue
+        result.project_files.add(full)
+        if full.is_symlink() and not full.exists():
+            result.skipped.append((full, "skipped: broken symbolic link"))
+            continue
+        if suffix in HEADERS:
+            if suffix == ".cuh" or is_cuda(full):
+                result.headers.append(full)
+        elif suffix in ALWAYS or is_cuda(full):
+            result.sources.append(full)
+    return result
+
+
+def header_index(files: set[Path]) -> dict[str, tuple[str, ...]]:
+    """basename -> absolute paths, so a header that is not found can be located in the tree."""
+    index: dict[str, list[str]] = {}
+    for f in sorted(files):
+        index.setdefault(f.name, []).append(str(f))
+    return {k: tuple(v) for k, v in index.items()}

@@ -1,0 +1,712 @@
+"""Walk one translation unit's AST (project files only) and turn it into facts."""
+
+from __future__ import annotations
+
+import bisect
+import ctypes
+import re
+from pathlib import Path
+
+import clang.cindex as ci
+
+from hipscan.facts import (
+    AsmFact,
+    CallFact,
+    DeclFact,
+    DirectiveFact,
+    FileFacts,
+    FunctionFact,
+    IdentFact,
+    IncludeFact,
+    LaunchFact,
+    LiteralFact,
+    Loc,
+    MemberRefFact,
+)
+from hipscan.frontend.clang import binary_operator, file_location
+from hipscan.frontend.tokens import IDENT, KEYWORD, LITERAL, PUNCT, FileTokens
+
+K = ci.CursorKind
+_lib = ci.conf.lib
+_lib.clang_Cursor_Evaluate.argtypes = [ci.Cursor]
+_lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
+_lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
+_lib.clang_EvalResult_getKind.restype = ctypes.c_int
+_lib.clang_EvalResult_getAsUnsigned.argtypes = [ctypes.c_void_p]
+_lib.clang_EvalResult_getAsUnsigned.restype = ctypes.c_ulonglong
+_lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
+
+CONFIG_FUNCTIONS = frozenset({"__cudaPushCallConfiguration", "cudaConfigureCall"})
+FUNCTION_KINDS = frozenset(
+    {
+        K.FUNCTION_DECL,
+        K.CXX_METHOD,
+        K.FUNCTION_TEMPLATE,
+        K.CONSTRUCTOR,
+        K.DESTRUCTOR,
+        K.CONVERSION_FUNCTION,
+    }
+)
+DECL_KINDS = {K.VAR_DECL: "var", K.FIELD_DECL: "field", K.PARM_DECL: "param", K.TYPEDEF_DECL: "typedef",
+              K.TYPE_ALIAS_DECL: "typedef"}  # fmt: skip
+STORAGE_ATTRS = {
+    K.CUDASHARED_ATTR: "shared",
+    K.CUDACONSTANT_ATTR: "constant",
+    K.CUDADEVICE_ATTR: "device",
+}
+WRAPPERS = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
+                      K.CXX_FUNCTIONAL_CAST_EXPR, K.UNARY_OPERATOR})  # fmt: skip
+COMPARE_OPS = frozenset({"<", ">", "<=", ">=", "==", "!="})
+# Integer values the warp-size analysis looks at; anything else in device code is irrelevant.
+WARP_VALUES = frozenset({5, 6, 15, 16, 31, 32, 63, 64, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
+PTX_REGISTER = re.compile(r"%%?([a-z_][a-z0-9_.]*)")
+PTX_SPECIAL = frozenset({"laneid", "warpid", "nwarpid", "smid", "nsmid", "gridid", "clock", "clock64",
+                         "globaltimer", "globaltimer_lo", "globaltimer_hi", "lanemask_eq", "lanemask_le",
+                         "lanemask_lt", "lanemask_ge", "lanemask_gt", "dynamic_smem_size",
+                         "total_smem_size", "cluster_ctarank", "cluster_nctarank", "clusterid",
+                         "nclusterid", "is_explicit_cluster", "envreg", "pm0"})  # fmt: skip
+NUMBER = re.compile(rb"[0-9][0-9a-zA-Z_']*|[A-Za-z_][A-Za-z0-9_]*")
+
+
+def evaluate_int(cursor: ci.Cursor) -> int | None:
+    res = _lib.clang_Cursor_Evaluate(cursor)
+    if not res:
+        return None
+    try:
+        if _lib.clang_EvalResult_getKind(res) != 1:  # CXEval_Int
+            return None
+        return int(_lib.clang_EvalResult_getAsUnsigned(res))
+    finally:
+        _lib.clang_EvalResult_dispose(res)
+
+
+def parse_asm(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """PTX (or x86) opcodes and special registers named in an asm string."""
+    instructions: list[str] = []
+    body = re.sub(r"//[^\n]*", "", text)
+    for stmt in re.split(r"[;\n{}]", body):
+        stmt = stmt.strip()
+        while stmt.startswith("@"):
+            stmt = stmt.split(None, 1)[1] if " " in stmt else ""
+        if not stmt or stmt.endswith(":") or stmt.startswith("."):
+            if stmt.startswith(".reg") or stmt.startswith(".pragma"):
+                instructions.append(stmt.split()[0])
+            continue
+        op = stmt.split(None, 1)[0].rstrip(",")
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.:]*", op):
+            instructions.append(op)
+    registers = []
+    for m in PTX_REGISTER.finditer(text):
+        name = m.group(1).split(".")[0]
+        if name in PTX_SPECIAL and f"%{name}" not in registers:
+            registers.append(f"%{name}")
+    return tuple(instructions), tuple(registers)
+
+
+def unquote_c(literal: str) -> str:
+    """The contents of a C string literal token (prefixes and escapes handled loosely)."""
+    m = re.match(r'^(?:u8|u|U|L)?R"([^(]*)\((.*)\)\1"$', literal, re.S)
+    if m:
+        return m.group(2)
+    m = re.match(r'^(?:u8|u|U|L)?"(.*)"$', literal, re.S)
+    if not m:
+        return ""
+    body = m.group(1)
+    return body.replace('\\"', '"').replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
+
+
+class Extractor:
+    """Collects facts for the project files of one TU; one instance per parse."""
+
+    def __init__(self, tu: ci.TranslationUnit, facts: FileFacts, files: dict[str, tuple[str, FileTokens]],
+                 watched: frozenset[str], include_map: dict[tuple[str, int], str]) -> None:  # fmt: skip
+        self.tu = tu
+        self.facts = facts
+        self.files = files  # absolute name -> (relative path, tokens)
+        self.watched = watched
+        self.include_map = include_map  # (abs includer, line) -> relative included path or ""
+        self.spans: dict[
+            str, list[tuple[int, int, str, str]]
+        ] = {}  # rel -> (start, end, space, name)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def loc(self, cursor: ci.Cursor) -> tuple[Loc, str, int] | None:
+        name, line, col, off = file_location(cursor.location)
+        entry = self.files.get(name)
+        if entry is None:
+            return None
+        return Loc(entry[0], line, col), name, off
+
+    def text(self, cursor: ci.Cursor, limit: int = 400) -> str:
+        ext = cursor.extent
+        start, end = ext.start, ext.end
+        f = start.file
+        if f is None:
+            return ""
+        entry = self.files.get(f.name)
+        if entry is None or end.file is None or end.file.name != f.name:
+            return ""
+        so, eo = start.offset, end.offset
+        if eo <= so or eo - so > limit:
+            return ""
+        return entry[1].text(so, eo)
+
+    # -- walk -------------------------------------------------------------------------------
+    def run(self) -> None:
+        for child in self.tu.cursor.get_children():
+            f = child.location.file
+            if f is None or f.name not in self.files:
+                continue
+            self.visit(child, "file", "", [])
+        self.tokens_pass()
+
+    def visit(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
+        kind = c.kind
+        if kind in FUNCTION_KINDS:
+            space, fname = self.function(c, space, fname)
+        elif kind == K.CALL_EXPR:
+            self.call(c, space, fname, parents)
+        elif kind in DECL_KINDS:
+            self.decl(c, kind, space, fname)
+        elif kind == K.ASM_STMT:
+            self.asm(c, space, fname)
+        elif kind == K.INTEGER_LITERAL:
+            if space not in ("host", "file"):
+                self.literal(c, space, fname, parents)
+            return
+        elif kind == K.MEMBER_REF_EXPR:
+            self.member(c, space, fname, parents)
+        parents.append(c)
+        for child in c.get_children():
+            self.visit(child, space, fname, parents)
+        parents.pop()
+
+    def function(self, c: ci.Cursor, space: str, fname: str) -> tuple[str, str]:
+        attrs = {ch.kind for ch in c.get_children() if ch.kind.is_attribute()}
+        if K.CUDAGLOBAL_ATTR in attrs:
+            new_space = "global"
+        elif K.CUDADEVICE_ATTR in attrs and K.CUDAHOST_ATTR in attrs:
+            new_space = "host-device"
+        elif K.CUDADEVICE_ATTR in attrs:
+            new_space = "device"
+        elif space in ("global", "device", "host-device"):
+            new_space = space  # methods of local classes, lambdas' operator()
+        else:
+            new_space = "host"
+        name = c.spelling
+        if not c.is_definition():
+            return new_space, name
+        where = self.loc(c)
+        if where is None:
+            return new_space, name
+        loc, absname, _ = where
+        ext = c.extent
+        rel = loc.path
+        ft = self.files[absname][1]
+        bounds, cluster = self.function_attrs(ft, ext.start.offset, loc)
+        qual = self.qualname(c)
+        self.facts.functions.append(
+            FunctionFact(
+                name=name,
+                qualname=qual,
+                loc=loc,
+                end_line=ext.end.line,
+                space=new_space,
+                is_template=c.kind == K.FUNCTION_TEMPLATE,
+                launch_bounds=bounds,
+                cluster_dims=cluster,
+            )  # fmt: skip
+        )
+        if ext.start.file is not None and ext.start.file.name == absname:
+            self.spans.setdefault(rel, []).append(
+                (ext.start.offset, ext.end.offset, new_space, name)
+            )
+        return new_space, name
+
+    @staticmethod
+    def function_attrs(
+        ft: FileTokens, start: int, loc: Loc
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """__launch_bounds__(...) and __cluster_dims__(...) argument texts, from the tokens before the name."""
+        out: dict[str, tuple[str, ...]] = {}
+        toks = ft.tokens
+        i = _token_index(ft, start)
+        while i < len(toks) and (toks[i].line, toks[i].column) < (loc.line, loc.column):
+            t = toks[i]
+            if (
+                t.kind == IDENT
+                and t.text in ("__launch_bounds__", "__cluster_dims__")
+                and i + 1 < len(toks)
+            ):
+                args, i = _paren_args(ft, i + 1)
+                out[t.text] = tuple(args)
+                continue
+            i += 1
+        return out.get("__launch_bounds__", ()), out.get("__cluster_dims__", ())
+
+    def qualname(self, c: ci.Cursor) -> str:
+        parts = [c.spelling]
+        p = c.semantic_parent
+        while p is not None and p.kind in (
+            K.NAMESPACE,
+            K.CLASS_DECL,
+            K.STRUCT_DECL,
+            K.CLASS_TEMPLATE,
+        ):
+            parts.append(p.spelling)
+            p = p.semantic_parent
+        return "::".join(reversed(parts))
+
+    def call(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
+        children = list(c.get_children())
+        if (
+            len(children) >= 2
+            and children[1].kind == K.CALL_EXPR
+            and children[1].spelling in CONFIG_FUNCTIONS
+        ):
+            where = self.loc(c)
+            if where is None:
+                return
+            loc, absname, off = where
+            kernel = c.spelling or (children[0].spelling if children else "")
+            config = _launch_config(self.files[absname][1], off)
+            self.facts.launches.append(
+                LaunchFact(kernel=kernel, loc=loc, context=space, function=fname, config=config)
+            )
+            return
+        callee = c.spelling
+        target = children[0] if children else None
+        while target is not None and target.kind == K.UNEXPOSED_EXPR:
+            inner = list(target.get_children())
+            target = inner[0] if inner else None
+        if not callee and target is not None:
+            callee = target.spelling
+        if not callee or callee in CONFIG_FUNCTIONS:
+            return
+        loc_cursor = (
+            target
+            if target is not None
+            and target.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.OVERLOADED_DECL_REF)
+            else c
+        )
+        where = self.loc(loc_cursor)
+        if where is None:
+            return
+        loc = where[0]
+        member_of = ""
+        if target is not None and target.kind == K.MEMBER_REF_EXPR:
+            base = next(iter(target.get_children()), None)
+            if base is not None:
+                member_of = _strip_type(base.type.spelling)
+        ref = c.referenced
+        if ref is not None and ref.kind == K.CONSTRUCTOR:
+            return  # object construction (often implicit, e.g. dim3 from an int) is not an API call
+        qual = (
+            self.qualname(ref)
+            if ref is not None
+            and ref.semantic_parent is not None
+            and ref.semantic_parent.kind != K.TRANSLATION_UNIT
+            else callee
+        )
+        args = tuple(self.text(a) for a in c.get_arguments())
+        self.facts.calls.append(
+            CallFact(
+                callee=callee,
+                qualname=qual,
+                loc=loc,
+                context=space,
+                function=fname,
+                args=args,
+                result_type=self.result_type(parents),
+                member_of=member_of,
+            )  # fmt: skip
+        )
+
+    def result_type(self, parents: list[ci.Cursor]) -> str:
+        for p in reversed(parents):
+            if p.kind in WRAPPERS and p.kind != K.UNARY_OPERATOR:
+                continue
+            if p.kind == K.VAR_DECL:
+                return p.type.spelling
+            if p.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and binary_operator(
+                p
+            ) in ("=", "|=", "&="):
+                lhs = next(iter(p.get_children()), None)
+                return lhs.type.spelling if lhs is not None else ""
+            return ""
+        return ""
+
+    def decl(self, c: ci.Cursor, kind: ci.CursorKind, space: str, fname: str) -> None:
+        where = self.loc(c)
+        if where is None:
+            return
+        loc = where[0]
+        storage: list[str] = []
+        init = ""
+        children = list(c.get_children())
+        for ch in children:
+            s = STORAGE_ATTRS.get(ch.kind)
+            if s:
+                storage.append(s)
+        sc = c.storage_class if kind == K.VAR_DECL else None
+        if sc == ci.StorageClass.EXTERN:
+            storage.append("extern")
+        elif sc == ci.StorageClass.STATIC:
+            storage.append("static")
+        t = c.type if kind not in (K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL) else c.underlying_typedef_type
+        dims: list[str] = []
+        at = t
+        while at.kind in (
+            ci.TypeKind.CONSTANTARRAY,
+            ci.TypeKind.INCOMPLETEARRAY,
+            ci.TypeKind.DEPENDENTSIZEDARRAY,
+        ):
+            dims.append(str(at.get_array_size()) if at.kind == ci.TypeKind.CONSTANTARRAY else "")
+            at = at.element_type
+        if kind == K.VAR_DECL and children:
+            last = children[-1]
+            if last.kind.is_expression() or last.kind == K.INIT_LIST_EXPR:
+                init = self.text(last, 200)
+        self.facts.decls.append(
+            DeclFact(
+                name=c.spelling,
+                type=t.spelling,
+                loc=loc,
+                context=space,
+                kind=DECL_KINDS[kind],
+                storage=tuple(storage),
+                array_dims=tuple(dims),
+                init=init,
+            )  # fmt: skip
+        )
+
+    def asm(self, c: ci.Cursor, space: str, fname: str) -> None:
+        where = self.loc(c)
+        if where is None:
+            return
+        loc, absname, off = where
+        ft = self.files[absname][1]
+        text = _asm_text(ft, _token_index(ft, off))
+        ins, regs = parse_asm(text)
+        self.facts.asms.append(
+            AsmFact(
+                text=text, loc=loc, context=space, function=fname, instructions=ins, registers=regs
+            )
+        )
+
+    def literal(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
+        value = evaluate_int(c)
+        if value is None or value not in WARP_VALUES:
+            return
+        where = self.loc(c)
+        if where is None:
+            return
+        loc, absname, off = where
+        data = self.files[absname][1].data
+        m = NUMBER.match(data, off)
+        spelling = m.group(0).decode("ascii", "replace") if m else str(value)
+        role, op, other, other_type = "other", "", "", ""
+        child = c
+        for p in reversed(parents):
+            pk = p.kind
+            if pk in WRAPPERS and pk != K.UNARY_OPERATOR:
+                child = p
+                continue
+            if pk in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+                op = binary_operator(p)
+                kids = list(p.get_children())
+                others = [k for k in kids if k != child]
+                if others:
+                    other = self.text(others[0], 200)
+                    other_type = others[0].type.spelling
+                role = "compare" if op in COMPARE_OPS else "binop"
+                if (
+                    role == "compare"
+                    and len(parents) >= 2
+                    and any(q.kind == K.FOR_STMT for q in parents[-3:])
+                ):
+                    role = "loop-bound"
+            elif pk == K.VAR_DECL:
+                # a literal directly under an array's declaration is a dimension: arrays are not
+                # initialised from a scalar
+                is_array = p.type.kind in (
+                    ci.TypeKind.CONSTANTARRAY,
+                    ci.TypeKind.DEPENDENTSIZEDARRAY,
+                )
+                role, other, other_type = (
+                    ("array-dim" if is_array else "init"),
+                    p.spelling,
+                    p.type.spelling,
+                )
+            elif pk == K.FIELD_DECL:
+                role, other, other_type = "array-dim", p.spelling, p.type.spelling
+            elif pk == K.CALL_EXPR:
+                role, op = "arg", p.spelling
+                args = list(p.get_arguments())
+                pos = child.extent.start.offset
+                other = str(
+                    next((i for i, a in enumerate(args) if a.extent.start.offset == pos), -1)
+                )
+            elif pk == K.ARRAY_SUBSCRIPT_EXPR:
+                role = "subscript"
+            elif pk == K.RETURN_STMT:
+                role = "return"
+            break
+        self.facts.literals.append(
+            LiteralFact(
+                value=value,
+                spelling=spelling,
+                loc=loc,
+                context=space,
+                function=fname,
+                role=role,
+                op=op,
+                other=other,
+                other_type=other_type,
+            )  # fmt: skip
+        )
+
+    def member(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
+        cond = None
+        for p in reversed(parents[-4:]):
+            if p.kind in WRAPPERS and p.kind != K.UNARY_OPERATOR:
+                continue
+            if p.kind == K.BINARY_OPERATOR and binary_operator(p) in COMPARE_OPS | {
+                "&&",
+                "||",
+                "*",
+                "+",
+            }:
+                cond = p
+            break
+        if cond is None:
+            return
+        base = next(iter(c.get_children()), None)
+        if base is None:
+            return
+        record = _strip_type(base.type.spelling)
+        where = self.loc(c)
+        if where is None:
+            return
+        self.facts.members.append(
+            MemberRefFact(
+                member=c.spelling,
+                record=record,
+                loc=where[0],
+                context=space,
+                function=fname,
+                expr=self.text(cond, 200),
+            )
+        )
+
+    # -- token-level facts ---------------------------------------------------------------------
+    def tokens_pass(self) -> None:
+        for absname, (rel, ft) in self.files.items():
+            spans = sorted(self.spans.get(rel, []))
+            starts = [s[0] for s in spans]
+
+            def context(offset: int) -> tuple[str, str]:
+                i = bisect.bisect_right(starts, offset) - 1
+                while i >= 0:
+                    s, e, sp, nm = spans[i]
+                    if s <= offset < e:
+                        return sp, nm
+                    i -= 1
+                return "file", ""
+
+            for d in ft.directives:
+                if d.kind in ("include", "include_next", "import"):
+                    resolved = self.include_map.get((absname, d.line), "")
+                    self.facts.includes.append(
+                        IncludeFact(
+                            name=d.header,
+                            loc=Loc(rel, d.line, d.column),
+                            angled=d.angled,
+                            resolved=resolved,
+                        )
+                    )
+                elif d.kind in (
+                    "if",
+                    "elif",
+                    "ifdef",
+                    "ifndef",
+                    "define",
+                    "pragma",
+                    "undef",
+                    "error",
+                    "warning",
+                ):
+                    self.facts.directives.append(
+                        DirectiveFact(
+                            kind=d.kind, text=d.text, loc=Loc(rel, d.line, d.column), names=d.names
+                        )
+                    )
+            launch_lines = {(f.loc.line) for f in self.facts.launches if f.loc.path == rel}
+            inactive = sorted(ft.inactive)
+            ranges_i = 0
+            toks = ft.tokens
+            watched = self.watched
+            for idx, t in enumerate(toks):
+                while ranges_i < len(inactive) and inactive[ranges_i][1] <= t.offset:
+                    ranges_i += 1
+                skipped = ranges_i < len(inactive) and inactive[ranges_i][0] <= t.offset
+                device_pass = skipped and inactive[ranges_i][2]
+                if skipped and not device_pass:
+                    continue
+                if t.kind == IDENT and t.text in watched:
+                    sp, nm = context(t.offset)
+                    self.facts.idents.append(
+                        IdentFact(
+                            name=t.text,
+                            loc=Loc(rel, t.line, t.column),
+                            context=sp,
+                            function=nm,
+                            from_inactive_branch=skipped,
+                        )
+                    )
+                elif t.kind == PUNCT and t.text == "<<<" and t.line not in launch_lines:
+                    sp, nm = context(t.offset)
+                    kernel = _launch_name(toks, idx)
+                    if kernel and sp != "file":
+                        self.facts.launches.append(
+                            LaunchFact(
+                                kernel=kernel.text,
+                                loc=Loc(rel, kernel.line, kernel.column),
+                                context=sp,
+                                function=nm,
+                                config=_launch_config(ft, kernel.offset),
+                            )
+                        )
+                        launch_lines.add(t.line)
+                elif device_pass and t.kind == KEYWORD and t.text in ("asm", "__asm__", "__asm"):
+                    sp, nm = context(t.offset)
+                    text = _asm_text(ft, idx)
+                    ins, regs = parse_asm(text)
+                    self.facts.asms.append(
+                        AsmFact(
+                            text=text,
+                            loc=Loc(rel, t.line, t.column),
+                            context=sp,
+                            function=nm,
+                            instructions=ins,
+                            registers=regs,
+                            from_inactive_branch=True,
+                        )
+                    )
+            if ft.suppressions:
+                self.facts.suppressions[rel] = dict(ft.suppressions)
+
+
+def _token_index(ft: FileTokens, offset: int) -> int:
+    lo, hi = 0, len(ft.tokens)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ft.tokens[mid].offset < offset:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _paren_args(ft: FileTokens, i: int) -> tuple[list[str], int]:
+    """Split the parenthesised token group starting at index i into top-level argument texts."""
+    toks = ft.tokens
+    if i >= len(toks) or toks[i].text != "(":
+        return [], i
+    depth, start, args = 0, toks[i].end, []
+    j = i
+    while j < len(toks):
+        t = toks[j]
+        if t.kind == PUNCT and t.text in ("(", "[", "{"):
+            depth += 1
+        elif t.kind == PUNCT and t.text in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                args.append(ft.text(start, t.offset).strip())
+                return [a for a in args if a], j + 1
+        elif t.kind == PUNCT and t.text == "," and depth == 1:
+            args.append(ft.text(start, t.offset).strip())
+            start = t.end
+        j += 1
+    return [a for a in args if a], j
+
+
+def _asm_text(ft: FileTokens, i: int) -> str:
+    """Concatenated string literals of an asm statement starting at token i (the asm keyword)."""
+    toks = ft.tokens
+    j = i + 1
+    while j < len(toks) and toks[j].text in ("volatile", "__volatile__", "goto", "inline"):
+        j += 1
+    if j >= len(toks) or toks[j].text != "(":
+        return ""
+    parts: list[str] = []
+    j += 1
+    while j < len(toks):
+        t = toks[j]
+        if t.kind == LITERAL and t.text.endswith('"'):
+            parts.append(unquote_c(t.text))
+        elif t.kind == PUNCT and t.text in (":", ")"):
+            break
+        elif t.kind == IDENT:
+            parts.append(f"<{t.text}>")  # a macro spelling part of the text
+        j += 1
+    return "".join(parts)
+
+
+def _launch_name(toks: list, i: int):
+    """The kernel-name token before ``<<<`` at index i (skipping ``<template args>``)."""
+    j = i - 1
+    if j >= 0 and toks[j].text == ">":
+        depth = 0
+        while j >= 0:
+            if toks[j].text == ">":
+                depth += 1
+            elif toks[j].text == "<":
+                depth -= 1
+                if depth == 0:
+                    break
+            j -= 1
+        j -= 1
+    if j >= 0 and toks[j].kind == IDENT:
+        return toks[j]
+    return None
+
+
+def _launch_config(ft: FileTokens, offset: int) -> tuple[str, ...]:
+    i = _token_index(ft, offset)
+    toks = ft.tokens
+    for j in range(i, min(i + 64, len(toks))):
+        if toks[j].text == "<<<":
+            depth, start, out = 0, toks[j].end, []
+            for k in range(j + 1, len(toks)):
+                t = toks[k]
+                if t.text == ">>>" and depth == 0:
+                    out.append(ft.text(start, t.offset).strip())
+                    return tuple(out)
+                if t.text in ("(", "[", "{"):
+                    depth += 1
+                elif t.text in (")", "]", "}"):
+                    depth -= 1
+                elif t.text == "," and depth == 0:
+                    out.append(ft.text(start, t.offset).strip())
+                    start = t.end
+            break
+    return ()
+
+
+def _strip_type(spelling: str) -> str:
+    s = (
+        spelling.replace("const ", "")
+        .replace("volatile ", "")
+        .replace("&", "")
+        .replace("*", "")
+        .strip()
+    )
+    return s.removeprefix("struct ").removeprefix("class ").strip()
+
+
+def relpath(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()

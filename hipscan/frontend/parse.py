@@ -1,0 +1,193 @@
+"""Parse one source file into FileFacts: read, classify, parse (twice when names are missing), extract."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import clang.cindex as ci
+
+from hipscan.facts import FileFacts
+from hipscan.frontend.clang import KEEP_GOING, ParseSetup
+from hipscan.frontend.extract import Extractor, relpath
+from hipscan.frontend.tokens import tokenize
+
+DETAILED_RECORD = 0x01  # needed for clang_getSkippedRanges
+PARSE_OPTIONS = KEEP_GOING | DETAILED_RECORD
+RECOVER_HEADER = "/__hipscan__/recover.h"
+UNDECLARED = re.compile(
+    r"use of undeclared identifier '?([A-Za-z_][A-Za-z0-9_]*)'?|unknown type name '([A-Za-z_][A-Za-z0-9_]*)'"
+    r"|no template named '([A-Za-z_][A-Za-z0-9_]*)'"
+)
+NOT_FOUND = re.compile(r"'([^']+)' file not found")
+MAX_DIAGNOSTICS = 20
+
+
+@dataclass
+class ParseJob:
+    """What a worker needs for one file; picklable."""
+
+    path: str  # absolute
+    root: str  # absolute scan root
+    args: tuple[str, ...] = ()  # per-file flags (compile_commands, -I, -D)
+    project_files: frozenset[str] = frozenset()  # absolute paths of every project source/header
+    header_index: dict[str, tuple[str, ...]] = field(default_factory=dict)  # basename -> abs paths
+    skip_headers: frozenset[str] = frozenset()  # headers whose facts are already taken
+
+
+def read_source(path: Path, max_size: int) -> tuple[bytes | None, str]:
+    """The file's bytes, or None with the reason it is skipped."""
+    try:
+        if path.is_symlink() and not path.exists():
+            return None, "skipped: broken symbolic link"
+        size = path.stat().st_size
+        if size > max_size:
+            return None, f"skipped: larger than --max-file-size ({size} > {max_size} bytes)"
+        data = path.read_bytes()
+    except PermissionError:
+        return None, "skipped: permission denied"
+    except OSError as exc:
+        return None, f"skipped: cannot read ({exc.strerror or exc})"
+    if not data.strip():
+        return None, "skipped: empty file"
+    if b"\0" in data[:8192]:
+        return None, "skipped: binary file"
+    return data, ""
+
+
+def _include_dirs_for(missing: list[str], job: ParseJob) -> list[str]:
+    """For each header that was not found, a project folder that makes it resolve."""
+    dirs: list[str] = []
+    for name in missing:
+        base = name.rsplit("/", 1)[-1]
+        for candidate in job.header_index.get(base, ()):
+            if candidate.endswith("/" + name) or candidate.rsplit("/", 1)[-1] == name:
+                d = candidate[: len(candidate) - len(name)].rstrip("/")
+                if d and d not in dirs:
+                    dirs.append(d)
+                break
+    return dirs
+
+
+def _recovery_declarations(
+    tu: ci.TranslationUnit, data_of: dict[str, bytes], project: frozenset[str], known: dict[str, str]
+) -> dict[str, str]:
+    """Declare names the parse did not know, shaped by how they are used."""
+    decls: dict[str, str] = {}
+    for d in tu.diagnostics:
+        if d.severity < ci.Diagnostic.Error:
+            continue
+        m = UNDECLARED.search(d.spelling)
+        if not m:
+            continue
+        f = d.location.file
+        name = m.group(1) or m.group(2) or m.group(3)
+        if name in decls or name in known or name.startswith("__hipscan"):
+            continue
+        if m.group(2):
+            decls[name] = f"struct {name} {{ template <class... A> {name}(A...) {{}} }};"
+            continue
+        if m.group(3):
+            decls[name] = f"template <class... A> struct {name} {{}};"
+            continue
+        after = b""
+        if f is not None and f.name not in data_of and f.name in project:
+            try:
+                data_of[f.name] = Path(f.name).read_bytes()
+            except OSError:
+                data_of[f.name] = b""
+        if f is not None and f.name in data_of:
+            data = data_of[f.name]
+            off = d.location.offset + len(name)
+            after = data[off : off + 64].lstrip()
+        if after.startswith(b"<<<"):
+            decls[name] = (
+                f"__global__ void {name}(...);"  # C-variadic: templates cannot be launched from device code
+            )
+        elif after.startswith(b"(") or after.startswith(b"<"):
+            decls[name] = f"template <class... A> __host__ __device__ int {name}(A...);"
+        else:
+            decls[name] = f"extern int {name};"
+    return decls
+
+
+def parse_file(
+    job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_size: int
+) -> FileFacts:
+    path = Path(job.path)
+    root = Path(job.root)
+    rel = relpath(path, root)
+    facts = FileFacts(path=rel, mode=setup.mode)
+    data, why = read_source(path, max_size)
+    if data is None:
+        facts.status = why
+        return facts
+    facts.lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    start = time.perf_counter()
+    args = list(setup.args) + list(job.args)
+    args += [f"-I{d}" for d in setup.include_dirs]
+    args += ["-I" + str(path.parent), "-I" + str(root)]
+    index = ci.Index.create()
+    data_of = {str(path): data}
+    extra_dirs: list[str] = []
+    recover: dict[str, str] = {}
+    try:
+        # Up to three parses: missing project headers are located first (they declare most of
+        # what looks undeclared), then names still unknown are declared from how they are used.
+        for _attempt in range(3):
+            extra = [f"-I{d}" for d in extra_dirs] + list(setup.prefix)
+            unsaved = []
+            if recover:
+                extra += ["-include", RECOVER_HEADER]
+                unsaved = [(RECOVER_HEADER, "\n".join(recover.values()) + "\n")]
+            tu = index.parse(str(path), args=args + extra, unsaved_files=unsaved, options=PARSE_OPTIONS)
+            missing = [m.group(1) for d in tu.diagnostics if (m := NOT_FOUND.search(d.spelling))]
+            new_dirs = [d for d in _include_dirs_for(missing, job) if d not in extra_dirs]
+            if new_dirs:
+                extra_dirs += new_dirs
+                continue
+            more = _recovery_declarations(tu, data_of, job.project_files, recover)
+            if not more:
+                break
+            recover.update(more)
+    except ci.TranslationUnitLoadError:
+        facts.status = "error: libclang could not parse the file"
+        return facts
+    errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    facts.error_count = len(errors)
+    for d in errors[:MAX_DIAGNOSTICS]:
+        f = d.location.file
+        where = relpath(Path(f.name), root) if f is not None else "<command line>"
+        facts.diagnostics.append(f"{where}:{d.location.line}:{d.location.column}: {d.spelling}")
+    if errors:
+        facts.status = "parse-errors"
+
+    # project files this TU touches, and where its includes resolved
+    files: dict[str, tuple[str, object]] = {}
+    include_map: dict[tuple[str, int], str] = {}
+    wanted = {str(path)}
+    for inc in tu.get_includes():
+        included = inc.include.name
+        src = inc.source.name if inc.source is not None else ""
+        if included in job.project_files:
+            include_map[(src, inc.location.line)] = relpath(Path(included), root)
+            if included not in job.skip_headers:
+                wanted.add(included)
+    for name in sorted(wanted):
+        cfile = tu.get_file(name)
+        if cfile is None:
+            continue
+        if name == str(path):
+            fdata = data
+        else:
+            hdata, _why = read_source(Path(name), max_size)
+            if hdata is None:
+                continue
+            fdata = hdata
+        files[name] = (relpath(Path(name), root), tokenize(tu, cfile, fdata))
+    facts.files = sorted(v[0] for v in files.values())
+    Extractor(tu, facts, files, watched, include_map).run()
+    facts.parse_seconds = time.perf_counter() - start
+    return facts

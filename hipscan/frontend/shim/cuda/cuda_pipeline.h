@@ -1,0 +1,2 @@
+/* hipscan shim: declarations come from hipscan_cuda.h. */
+#pragma once

@@ -1,0 +1,1 @@
+/* hipscan builtin header: intrinsics are not analysed; declared empty. */

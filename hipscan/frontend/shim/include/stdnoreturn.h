@@ -1,0 +1,2 @@
+/* hipscan builtin header */
+#define noreturn _Noreturn

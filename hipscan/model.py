@@ -1,0 +1,82 @@
+"""Results that flow out of the rule engine into the graph, effort model, reports and translator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SEVERITIES = ("info", "low", "medium", "high", "blocker")  # ascending
+CONFIDENCES = ("low", "medium", "high")
+EFFORT_CLASSES = ("trivial", "small", "medium", "large", "rewrite")
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITIES.index(severity)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule: str  # stable id, e.g. "HIP1001"
+    name: str  # rule slug, e.g. "device-side-launch"
+    category: str  # one of the categories in design.md
+    severity: str  # info | low | medium | high | blocker
+    confidence: str  # low | medium | high
+    effort: str  # trivial | small | medium | large | rewrite
+    path: str  # posix, relative to the scan root
+    line: int
+    column: int
+    message: str
+    function: str = ""  # enclosing function, for the call graph
+    snippet: str = ""  # the source line, stripped
+    fix: str = ""  # short remediation
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.column, self.rule)
+
+    def to_dict(self) -> dict:
+        return {
+            "rule": self.rule,
+            "name": self.name,
+            "category": self.category,
+            "severity": self.severity,
+            "confidence": self.confidence,
+            "effort": self.effort,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "function": self.function,
+            "snippet": self.snippet,
+            "fix": self.fix,
+        }
+
+
+@dataclass(slots=True)
+class FileResult:
+    path: str
+    status: str  # ok | parse-errors | skipped: why | error: why
+    lines: int = 0
+    parse_seconds: float = 0.0
+    diagnostics: list[str] = field(default_factory=list)
+    error_count: int = 0
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "status": self.status,
+            "lines": self.lines,
+            "parse_seconds": round(self.parse_seconds, 4),
+            "error_count": self.error_count,
+            "diagnostics": self.diagnostics[:5],
+        }
+
+
+@dataclass(slots=True)
+class ScanResult:
+    root: Path
+    files: list[FileResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    facts: list = field(default_factory=list)  # list[FileFacts], for graph/translate
+    seconds: float = 0.0
+    mode: str = "shim"

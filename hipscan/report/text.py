@@ -1,0 +1,35 @@
+"""Compiler-style text: one ``path:line:col: RULE [severity] message`` per finding, then a summary.
+
+Editors and CI log parsers already understand this shape, so findings become clickable.
+"""
+
+from __future__ import annotations
+
+from hipscan.model import ScanResult
+from hipscan.report.context import ReportContext, summary
+
+
+def format_finding(f) -> str:
+    return f"{f.path}:{f.line}:{f.column}: {f.rule} [{f.severity}] {f.message}"
+
+
+def render_text(result: ScanResult, ctx: ReportContext) -> str:
+    lines = [format_finding(f) for f in sorted(result.findings, key=lambda f: f.sort_key)]
+    s = summary(result, ctx)
+    effort = ctx.effort
+    days = effort.person_days
+    by_sev = ", ".join(f"{n} {sev}" for sev, n in s["by_severity"].items()) or "none"
+    failed = {k: v for k, v in s["file_status"].items() if k != "ok"}
+    if lines:
+        lines.append("")
+    lines.append(
+        f"{s['findings']} finding(s) ({by_sev}) from {s['rules']} rule(s) in "
+        f"{s['files']} file(s), {s['lines']} lines"
+        + (f"; file status: {', '.join(f'{n} {k}' for k, n in failed.items())}" if failed else "")
+    )
+    lines.append(
+        f"readiness {effort.readiness}/100; effort {days.low:.1f}-{days.high:.1f} person-days "
+        f"(likely {days.likely:.1f}, PERT mean {days.mean:.1f}); "
+        f"{len(effort.blockers)} blocker(s)"
+    )
+    return "\n".join(lines) + "\n"

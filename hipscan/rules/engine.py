@@ -1,0 +1,290 @@
+"""Load rule files and apply them to one translation unit's facts, yielding findings."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hipscan.apitable import ApiTable, load_api_table
+from hipscan.facts import FileFacts
+from hipscan.model import SEVERITIES, Finding
+from hipscan.resources import rules_dir
+from hipscan.rules.matchers import FACT_LISTS, MATCHERS, TUIndex, common_ok
+from hipscan.rules.rule import Rule
+from hipscan.rules.schema import MatchSpec, RuleFileError, read_rule_file
+
+# API-table rules watch names for any target from this ROCm release on.
+OLDEST_ROCM = (5, 0)
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """What the user asked for: which rules, which severities, which ROCm release."""
+
+    select: tuple[str, ...] = ()  # ids, id prefixes, names, categories or tags; empty = all
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, str] = field(default_factory=dict)  # id/name/category -> severity
+    rocm_version: tuple[int, ...] = (6, 4)
+    include_low_confidence: bool = True
+
+    def __post_init__(self):
+        for key, sev in self.severity.items():
+            if sev not in SEVERITIES:
+                raise ValueError(f"severity override {key}={sev}: not one of {SEVERITIES}")
+
+    def __hash__(self) -> int:  # dict field: hash what identifies the selection
+        return hash((self.select, self.ignore, tuple(sorted(self.severity.items()))))
+
+
+@dataclass(frozen=True)
+class _ApplyContext:
+    table: ApiTable
+    claimed: frozenset[str]
+    rocm_version: tuple[int, ...]
+
+
+class RuleSet:
+    """The loaded rules plus the indexes ``apply`` needs to stay fast on large files."""
+
+    def __init__(self, rules: Iterable[Rule], table: ApiTable | None = None):
+        self.rules: list[Rule] = sorted(rules, key=lambda r: r.id)
+        self.table = table if table is not None else load_api_table()
+        self._by_id = {r.id: r for r in self.rules}
+        self._by_name = {r.name: r for r in self.rules}
+        self._order = {r.id: i for i, r in enumerate(self.rules)}
+        claimed: set[str] = set()
+        watched: set[str] = set()
+        for r in self.rules:
+            claimed.update(r.claims)
+            for spec in r.match:
+                if spec.fact == "ident":
+                    watched.update(spec.get("name", ()))
+                    claimed.update(spec.get("name", ()))
+                elif spec.fact == "call":
+                    claimed.update(spec.get("callee", ()))
+        claim_res = [r.claims_regex for r in self.rules if r.claims_regex is not None]
+        if claim_res:
+            claimed.update(n for n in self.table.entries if any(p.fullmatch(n) for p in claim_res))
+        self.claimed = frozenset(claimed)
+        for r in self.rules:
+            for spec in r.match:
+                if spec.fact == "api":
+                    watched.update(self._api_names(spec))
+        self.watched_identifiers: frozenset[str] = frozenset(watched)
+        # (fact kind) -> name -> [(rule, block index, spec)] and the blocks without a name key
+        self._named: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+        self._generic: dict[str, list] = defaultdict(list)
+        for r in self.rules:
+            for bi, spec in enumerate(r.match):
+                names = (
+                    spec.get("callee")
+                    if spec.fact == "call"
+                    else spec.get("name")
+                    if spec.fact == "ident"
+                    else None
+                )
+                if names:
+                    for n in names:
+                        self._named[spec.fact][n].append((r, bi, spec))
+                else:
+                    self._generic[spec.fact].append((r, bi, spec))
+
+    def _api_names(self, spec: MatchSpec) -> set[str]:
+        """Every table name this API block could report for some target ROCm release."""
+        from hipscan.rules.matchers import api_status_applies
+
+        status = spec.get("api_status")
+        newest = (99,)
+        out = set()
+        for name, e in self.table.entries.items():
+            if spec.get("library") is not None and e.library not in spec.get("library"):
+                continue
+            if e.library in spec.get("not_library", ()):
+                continue
+            if spec.get("api_kind") is not None and e.kind not in spec.get("api_kind"):
+                continue
+            if spec.get("skip_claimed", True) and name in self.claimed:
+                continue
+            if status == "hip-newer":
+                hit = api_status_applies(status, e, OLDEST_ROCM)
+            else:
+                hit = api_status_applies(status, e, newest)
+            if hit:
+                out.add(name)
+        return out
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def __iter__(self):
+        return iter(self.rules)
+
+    def get(self, rule_id_or_name: str) -> Rule | None:
+        key = rule_id_or_name.strip()
+        return self._by_id.get(key.upper()) or self._by_name.get(key)
+
+    def active(self, options: RuleOptions) -> list[Rule]:
+        """The rules that ``options`` select for its target ROCm release."""
+        out = []
+        for r in self.rules:
+            if options.select and not any(r.selected_by(k) for k in options.select):
+                continue
+            if any(r.selected_by(k) for k in options.ignore):
+                continue
+            if r.fixed_in_rocm and tuple(options.rocm_version) >= r.fixed_in_rocm:
+                continue
+            out.append(r)
+        return out
+
+    def severity_for(self, rule: Rule, options: RuleOptions) -> str:
+        for key in (rule.id, rule.name, rule.category):
+            if key in options.severity:
+                return options.severity[key]
+        return rule.severity
+
+    def apply(
+        self,
+        facts: FileFacts,
+        options: RuleOptions,
+        read_line: Callable[[str, int], str],
+    ) -> list[Finding]:
+        """One translation unit's facts -> its findings, in (path, line, column, rule) order."""
+        active = {r.id for r in self.active(options)}
+        if not active:
+            return []
+        ctx = _ApplyContext(self.table, self.claimed, tuple(options.rocm_version))
+        index = TUIndex(facts)
+        hits: dict[tuple, tuple[Rule, str, dict, object]] = {}
+        for kind, list_name in FACT_LISTS.items():
+            generic = [c for c in self._generic.get(kind, ()) if c[0].id in active]
+            named = self._named.get(kind, {})
+            if not generic and not named:
+                continue
+            matcher = MATCHERS[kind]
+            for fact in getattr(facts, list_name):
+                key_name = fact.callee if kind == "call" else getattr(fact, "name", None)
+                cands = generic
+                if named and key_name in named:
+                    cands = sorted(
+                        [c for c in named[key_name] if c[0].id in active] + generic,
+                        key=lambda c: (self._order[c[0].id], c[1]),
+                    )
+                done: set[str] = set()
+                for rule, _bi, spec in cands:
+                    if rule.id in done:
+                        continue
+                    if not common_ok(spec, fact, index):
+                        continue
+                    placeholders = matcher(spec, fact, index, ctx)
+                    if placeholders is None:
+                        continue
+                    done.add(rule.id)
+                    loc = fact.loc
+                    key = (rule.id, loc.path, loc.line, loc.column)
+                    if key not in hits:
+                        hits[key] = (rule, spec.confidence or rule.confidence, placeholders, fact)
+        return self._findings(hits, facts, options, read_line)
+
+    def _findings(self, hits, facts: FileFacts, options: RuleOptions, read_line) -> list[Finding]:
+        # A fallback rule gives way to any other rule on the same line.
+        specific_lines = {k[1:3] for k, (r, *_) in hits.items() if not r.fallback}
+        # An API-table status never repeats what a catalogue rule says about the same token.
+        api_locs = {k[1:] for k, (r, *_) in hits.items() if not r.is_api_rule}
+        out: list[Finding] = []
+        for key in sorted(hits, key=lambda k: (k[1], k[2], k[3], self._order[k[0]])):
+            rule, confidence, placeholders, fact = hits[key]
+            loc = key[1:]
+            if rule.fallback and loc[:2] in specific_lines:
+                continue
+            if rule.is_api_rule:  # one API-table status per name use: the lowest rule id wins
+                if loc in api_locs:
+                    continue
+                api_locs.add(loc)
+            if confidence == "low" and not options.include_low_confidence:
+                continue
+            if _suppressed(facts, rule, loc[0], loc[1]):
+                continue
+            values = {
+                "context": getattr(fact, "context", ""),
+                "function": getattr(fact, "function", ""),
+                "path": loc[0],
+                "line": loc[1],
+                "column": loc[2],
+                **placeholders,
+            }
+            try:
+                snippet = read_line(loc[0], loc[1]).strip()
+            except (OSError, IndexError, UnicodeDecodeError):
+                snippet = ""
+            out.append(
+                Finding(
+                    rule=rule.id,
+                    name=rule.name,
+                    category=rule.category,
+                    severity=self.severity_for(rule, options),
+                    confidence=confidence,
+                    effort=rule.effort,
+                    path=loc[0],
+                    line=loc[1],
+                    column=loc[2],
+                    message=_format(rule.message, values),
+                    function=getattr(fact, "function", "") or "",
+                    snippet=snippet,
+                    fix=_format(rule.short_fix, values),
+                )
+            )
+        return out
+
+
+def _suppressed(facts: FileFacts, rule: Rule, path: str, line: int) -> bool:
+    marks = facts.suppressions.get(path, {}).get(line)
+    if not marks:
+        return False
+    return "*" in marks or rule.id in marks or rule.name in marks or rule.category in marks
+
+
+class _Missing(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _format(template: str, values: dict) -> str:
+    try:
+        return template.format_map(_Missing(values))
+    except (ValueError, IndexError, KeyError, AttributeError):
+        return template
+
+
+def rule_files(directory: Path) -> list[Path]:
+    return sorted(p for p in Path(directory).glob("*.toml") if p.is_file())
+
+
+def load_rules(extra_dirs: Iterable[Path | str] = (), *, builtin: bool = True) -> RuleSet:
+    """The built-in rules plus every ``*.toml`` in ``extra_dirs`` (``--rules DIR``).
+
+    Raises ``RuleFileError`` for a malformed file, a duplicate id or a duplicate name.
+    """
+    seen_ids: dict[str, str] = {}
+    seen_names: dict[str, str] = {}
+    rules: list[Rule] = []
+    dirs = ([rules_dir()] if builtin else []) + [Path(d) for d in extra_dirs]
+    for d in dirs:
+        if not Path(d).is_dir():
+            raise RuleFileError(d, "directory", "not a directory of rule files")
+        for path in rule_files(d):
+            for i, kw in enumerate(read_rule_file(path)):
+                where = f"rule[{i}]({kw['id']})"
+                if kw["id"] in seen_ids:
+                    raise RuleFileError(
+                        path, f"{where}.id", f"duplicate id (also in {seen_ids[kw['id']]})"
+                    )
+                if kw["name"] in seen_names:
+                    raise RuleFileError(
+                        path, f"{where}.name", f"duplicate name (also in {seen_names[kw['name']]})"
+                    )
+                seen_ids[kw["id"]] = str(path)
+                seen_names[kw["name"]] = str(path)
+                rules.append(Rule(**kw))
+    return RuleSet(rules)

@@ -1,0 +1,530 @@
+"""Match one declarative block against one fact; returns the message placeholders or ``None``.
+
+Everything a block may ask about another fact of the same translation unit (the type a texture
+argument was declared with, what else the enclosing function calls, which functions are passed
+to a host-callback API) goes through ``TUIndex``, built once per translation unit.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from hipscan.apitable import ApiEntry, parse_version
+from hipscan.facts import (
+    AsmFact,
+    BuildFact,
+    CallFact,
+    DeclFact,
+    DirectiveFact,
+    FileFacts,
+    FunctionFact,
+    IdentFact,
+    IncludeFact,
+    LaunchFact,
+    LiteralFact,
+    MemberRefFact,
+)
+from hipscan.rules.schema import ArgCond, MatchSpec
+
+FACT_LISTS = {
+    "call": "calls",
+    "launch": "launches",
+    "asm": "asms",
+    "decl": "decls",
+    "ident": "idents",
+    "literal": "literals",
+    "member": "members",
+    "include": "includes",
+    "directive": "directives",
+    "build": "builds",
+    "function": "functions",
+    "api": "idents",
+}
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_CAST = re.compile(r"^\(\s*[\w\s:*<>,]+\)\s*")
+_INT_SUFFIX = re.compile(r"(?<=[0-9a-fA-F])[uUlL]+\b")
+
+
+class TUIndex:
+    """Cross-fact lookups for one translation unit."""
+
+    def __init__(self, facts: FileFacts):
+        self.decls: dict[str, list[DeclFact]] = defaultdict(list)
+        for d in facts.decls:
+            self.decls[d.name].append(d)
+        self.callees: dict[str, set[str]] = defaultdict(set)
+        for c in facts.calls:
+            self.callees[c.function].add(c.callee)
+        self.declared: set[str] = {f.name for f in facts.functions}
+        self.declared.update(d.name for d in facts.decls if d.kind != "param")
+        for d in facts.directives:
+            if d.kind == "define" and d.text:
+                m = _IDENT.match(d.text)
+                if m:
+                    self.declared.add(m.group(0))
+        self._calls = facts.calls
+        self._callbacks: dict[str, set[str]] = {}
+
+    def callbacks(self, key: str) -> set[str]:
+        """Names of functions passed as argument ``index`` of ``callee`` ("callee:index")."""
+        if key not in self._callbacks:
+            callee, _, idx = key.partition(":")
+            i = int(idx)
+            names = set()
+            for c in self._calls:
+                if c.callee == callee and len(c.args) > i:
+                    name = arg_identifier(c.args[i])
+                    if name:
+                        names.add(name)
+            self._callbacks[key] = names
+        return self._callbacks[key]
+
+    def decl_of(self, arg_text: str) -> DeclFact | None:
+        name = arg_identifier(arg_text)
+        found = self.decls.get(name or "")
+        if not found:
+            return None
+        # Prefer a variable over a parameter of the same name elsewhere in the TU.
+        return next((d for d in found if d.kind == "var"), found[0])
+
+
+def arg_identifier(text: str) -> str | None:
+    """The variable an argument expression names: ``&tex`` / ``(void*)tex`` / ``tex[0]`` → tex."""
+    t = text.strip()
+    while True:
+        t2 = _CAST.sub("", t).lstrip("&*( :")
+        if t2 == t:
+            break
+        t = t2
+    m = _IDENT.match(t)
+    if not m:
+        return None
+    name = m.group(0)
+    rest = t[m.end() :].lstrip()
+    if rest.startswith("::"):  # qualified name: keep the last component
+        return arg_identifier(rest[2:])
+    return name
+
+
+_BINOPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+}
+
+
+def int_value(text: str) -> int | None:
+    """Value of a constant integer expression such as ``96 * 1024`` or ``0x18000u``; else None."""
+    t = _INT_SUFFIX.sub("", text.strip()).replace("/", "//")
+    if not t or len(t) > 60:
+        return None
+    try:
+        node = ast.parse(t, mode="eval").body
+    except SyntaxError:
+        return None
+
+    def ev(n: ast.AST) -> int:
+        if isinstance(n, ast.Constant) and type(n.value) is int:
+            return n.value
+        if isinstance(n, ast.BinOp) and type(n.op) in _BINOPS:
+            left, right = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.LShift | ast.RShift) and not 0 <= right <= 64:
+                raise ValueError
+            return _BINOPS[type(n.op)](left, right)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub | ast.UAdd):
+            return -ev(n.operand) if isinstance(n.op, ast.USub) else ev(n.operand)
+        raise ValueError
+
+    try:
+        return ev(node)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _arg_ok(cond: ArgCond, args: tuple[str, ...], index: TUIndex) -> bool:
+    if cond.index >= len(args):
+        return False
+    text = args[cond.index].strip()
+    if cond.regex is not None and not cond.regex.search(text):
+        return False
+    if cond.not_regex is not None and cond.not_regex.search(text):
+        return False
+    if cond.int_gt is not None or cond.int_le is not None:
+        v = int_value(text)
+        if v is None:
+            return False
+        if cond.int_gt is not None and not v > cond.int_gt:
+            return False
+        if cond.int_le is not None and not v <= cond.int_le:
+            return False
+    needs_decl = (
+        cond.decl_type_regex
+        or cond.not_decl_type_regex
+        or cond.decl_init_regex
+        or cond.decl_storage
+        or cond.not_decl_storage
+    )
+    if needs_decl:
+        decl = index.decl_of(text)
+        if decl is None:  # unknown declaration: stay quiet rather than guess
+            return False
+        if cond.decl_type_regex is not None and not cond.decl_type_regex.search(decl.type):
+            return False
+        if cond.not_decl_type_regex is not None and cond.not_decl_type_regex.search(decl.type):
+            return False
+        if cond.decl_init_regex is not None and not cond.decl_init_regex.search(decl.init):
+            return False
+        if cond.decl_storage and not set(cond.decl_storage) & set(decl.storage):
+            return False
+        if cond.not_decl_storage and set(cond.not_decl_storage) & set(decl.storage):
+            return False
+    return True
+
+
+def _args_ok(conds: tuple[ArgCond, ...] | None, args: tuple[str, ...], index: TUIndex) -> bool:
+    return all(_arg_ok(c, args, index) for c in conds or ())
+
+
+def _re(spec: MatchSpec, key: str, text: str) -> bool:
+    """True when the block has no such regex key or the regex finds ``text``."""
+    pattern = spec.conds.get(key)
+    return pattern is None or pattern.search(text) is not None
+
+
+def _not_re(spec: MatchSpec, key: str, text: str) -> bool:
+    pattern = spec.conds.get(key)
+    return pattern is None or pattern.search(text) is None
+
+
+def _in(spec: MatchSpec, key: str, value: Any) -> bool:
+    allowed = spec.conds.get(key)
+    return allowed is None or value in allowed
+
+
+# ---- per-fact matchers ---------------------------------------------------------------------
+
+
+def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | None:
+    args = f.args
+    while args and not args[-1]:  # default arguments have no source text
+        args = args[:-1]
+    if not (
+        _in(spec, "callee", f.callee)
+        and _re(spec, "callee_regex", f.callee)
+        and _re(spec, "qualname_regex", f.qualname)
+        and _re(spec, "args_regex", ", ".join(args))
+        and _re(spec, "member_of_regex", f.member_of)
+        and _re(spec, "result_type_regex", f.result_type)
+    ):
+        return None
+    if "result_type_regex" in spec.conds and not f.result_type:
+        return None
+    if "member_of_regex" in spec.conds and not f.member_of:
+        return None
+    if len(args) < spec.conds.get("arg_count_min", 0):
+        return None
+    if len(args) > spec.conds.get("arg_count_max", 1 << 30):
+        return None
+    if not _args_ok(spec.conds.get("arg"), args, index):
+        return None
+    p = {
+        "match": f.callee,
+        "callee": f.callee,
+        "qualname": f.qualname,
+        "args": ", ".join(args),
+        "member_of": f.member_of,
+        "result_type": f.result_type,
+    }
+    for i in range(10):
+        p[f"arg{i}"] = args[i] if i < len(args) else ""
+    return p
+
+
+def match_launch(spec: MatchSpec, f: LaunchFact, index: TUIndex, _opts) -> dict | None:
+    if not _re(spec, "kernel_regex", f.kernel):
+        return None
+    if not _args_ok(spec.conds.get("config"), f.config, index):
+        return None
+    cfg = list(f.config) + ["", "", ""]
+    return {
+        "match": f.kernel,
+        "kernel": f.kernel,
+        "config": ", ".join(f.config),
+        "grid": cfg[0],
+        "block": cfg[1],
+        "shmem": cfg[2],
+    }
+
+
+def match_asm(spec: MatchSpec, f: AsmFact, index: TUIndex, _opts) -> dict | None:
+    prefixes = spec.conds.get("instruction_prefix")
+    regex = spec.conds.get("instruction_regex")
+    instruction = ""
+    if prefixes is not None or regex is not None:
+        for ins in f.instructions:
+            if prefixes is not None and not any(
+                ins == p or ins.startswith(p if p.endswith(".") else p + ".") for p in prefixes
+            ):
+                continue
+            if regex is not None and not regex.search(ins):
+                continue
+            instruction = ins
+            break
+        else:
+            return None
+    register = ""
+    wanted = spec.conds.get("register")
+    if wanted is not None:
+        register = next((r for r in f.registers if r in wanted), "")
+        if not register:
+            return None
+    if not _re(spec, "text_regex", f.text):
+        return None
+    if not instruction:
+        instruction = f.instructions[0] if f.instructions else f.text.strip()[:40]
+    return {
+        "match": instruction,
+        "text": f.text,
+        "instruction": instruction,
+        "instructions": ", ".join(f.instructions),
+        "register": register or (f.registers[0] if f.registers else ""),
+        "registers": ", ".join(f.registers),
+    }
+
+
+def match_decl(spec: MatchSpec, f: DeclFact, index: TUIndex, _opts) -> dict | None:
+    if not (
+        _re(spec, "name_regex", f.name)
+        and _re(spec, "type_regex", f.type)
+        and _not_re(spec, "not_type_regex", f.type)
+        and _in(spec, "kind", f.kind)
+        and _re(spec, "init_regex", f.init)
+    ):
+        return None
+    if "init_regex" in spec.conds and not f.init:
+        return None
+    storage = spec.conds.get("storage")
+    if storage is not None and not set(storage) & set(f.storage):
+        return None
+    if not set(spec.conds.get("storage_all", ())) <= set(f.storage):
+        return None
+    return {
+        "match": f.name,
+        "name": f.name,
+        "type": f.type,
+        "kind": f.kind,
+        "storage": " ".join(f.storage),
+        "init": f.init,
+        "array_dims": "".join(f"[{d}]" for d in f.array_dims),
+    }
+
+
+def match_ident(spec: MatchSpec, f: IdentFact, index: TUIndex, _opts) -> dict | None:
+    if not _in(spec, "name", f.name):
+        return None
+    return {"match": f.name, "name": f.name}
+
+
+def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dict | None:
+    if not (
+        _in(spec, "value", f.value)
+        and _in(spec, "op", f.op)
+        and _in(spec, "role", f.role)
+        and _re(spec, "other_regex", f.other)
+        and _not_re(spec, "not_other_regex", f.other)
+        and _re(spec, "other_type_regex", f.other_type)
+        and _re(spec, "spelling_regex", f.spelling)
+    ):
+        return None
+    return {
+        "match": f.spelling,
+        "value": str(f.value),
+        "spelling": f.spelling,
+        "role": f.role,
+        "op": f.op,
+        "other": f.other,
+        "other_type": f.other_type,
+    }
+
+
+def match_member(spec: MatchSpec, f: MemberRefFact, index: TUIndex, _opts) -> dict | None:
+    if not (
+        _in(spec, "member", f.member)
+        and _re(spec, "record_regex", f.record)
+        and _re(spec, "expr_regex", f.expr)
+    ):
+        return None
+    if "expr_regex" in spec.conds and not f.expr:
+        return None
+    return {"match": f.member, "member": f.member, "record": f.record, "expr": f.expr}
+
+
+def match_include(spec: MatchSpec, f: IncludeFact, index: TUIndex, _opts) -> dict | None:
+    if not (_in(spec, "name", f.name) and _re(spec, "name_regex", f.name)):
+        return None
+    angled = spec.conds.get("angled")
+    if angled is not None and angled != f.angled:
+        return None
+    project = spec.conds.get("project")
+    if project is not None and project != bool(f.resolved):
+        return None
+    return {"match": f.name, "name": f.name, "resolved": f.resolved}
+
+
+def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, _opts) -> dict | None:
+    if not (
+        _in(spec, "kind", f.kind)
+        and _re(spec, "text_regex", f.text)
+        and _not_re(spec, "not_text_regex", f.text)
+    ):
+        return None
+    names = spec.conds.get("names")
+    if names is not None and not set(names) & set(f.names):
+        return None
+    return {"match": f.text, "kind": f.kind, "text": f.text, "names": ", ".join(f.names)}
+
+
+def match_build(spec: MatchSpec, f: BuildFact, index: TUIndex, _opts) -> dict | None:
+    if not (
+        _in(spec, "kind", f.kind) and _re(spec, "value_regex", f.value) and _in(spec, "tool", f.tool)
+    ):
+        return None
+    return {"match": f.value, "kind": f.kind, "value": f.value, "tool": f.tool}
+
+
+def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> dict | None:
+    if not (_in(spec, "space", f.space) and _re(spec, "name_regex", f.name)):
+        return None
+    attr = spec.conds.get("attribute")
+    args: tuple[str, ...] = getattr(f, attr) if attr else ()
+    if attr:
+        if not args or len(args) < spec.conds.get("attribute_args_min", 1):
+            return None
+        gt = spec.conds.get("attribute_arg_gt")
+        if gt is not None:
+            i = spec.conds.get("attribute_arg_index", 0)
+            v = int_value(args[i]) if i < len(args) else None
+            if v is None or not v > gt:
+                return None
+    return {
+        "match": f.name,
+        "name": f.name,
+        "qualname": f.qualname,
+        "space": f.space,
+        "launch_bounds": ", ".join(f.launch_bounds),
+        "cluster_dims": ", ".join(f.cluster_dims),
+        "attribute_args": ", ".join(args),
+        "attribute_arg0": args[0] if args else "",
+    }
+
+
+def api_status_applies(status: str, e: ApiEntry, rocm: tuple[int, ...]) -> bool:
+    """Whether table entry ``e`` has ``status`` for a port to ROCm version ``rocm``."""
+    added = e.hip_added_version
+    if status == "unsupported":
+        return e.no_hip_or_roc
+    if status == "cuda-deprecated":
+        return bool(e.cuda_deprecated) and not e.cuda_removed
+    if status == "cuda-removed":
+        return bool(e.cuda_removed)
+    if status == "hip-newer":
+        return bool(e.hip_name) and added is not None and added > rocm
+    if status == "hip-deprecated":
+        v = parse_version(e.hip_deprecated)
+        return v is not None and v <= rocm
+    if status == "hip-removed":
+        v = parse_version(e.hip_removed)
+        return v is not None and v <= rocm
+    if status == "hip-experimental":
+        v = parse_version(e.hip_experimental)
+        return v is not None and v <= rocm and (added is None or added <= rocm)
+    return False
+
+
+def match_api(spec: MatchSpec, f: IdentFact, index: TUIndex, ctx) -> dict | None:
+    """``ctx`` is the engine's apply context: it carries the table, claims and ROCm version."""
+    e = ctx.table.get(f.name)
+    if e is None:
+        return None
+    if spec.conds.get("skip_claimed", True) and f.name in ctx.claimed:
+        return None
+    if f.name in index.declared:  # the project defines this name itself: not a CUDA API use
+        return None
+    if not (
+        _in(spec, "library", e.library)
+        and _in(spec, "api_kind", e.kind)
+        and e.library not in spec.conds.get("not_library", ())
+    ):
+        return None
+    if not api_status_applies(spec.conds["api_status"], e, ctx.rocm_version):
+        return None
+    replacement = e.hip_name or e.roc_name
+    return {
+        "match": f.name,
+        "name": f.name,
+        "hip_name": e.hip_name,
+        "roc_name": e.roc_name,
+        "replacement": replacement or "none",
+        "library": e.library,
+        "api_kind": e.kind,
+        "hip_added": e.hip_added,
+        "hip_deprecated": e.hip_deprecated,
+        "hip_removed": e.hip_removed,
+        "hip_experimental": e.hip_experimental,
+        "cuda_deprecated": e.cuda_deprecated,
+        "cuda_removed": e.cuda_removed,
+        "rocm_version": ".".join(map(str, ctx.rocm_version)),
+    }
+
+
+MATCHERS: dict[str, Callable[..., dict | None]] = {
+    "call": match_call,
+    "launch": match_launch,
+    "asm": match_asm,
+    "decl": match_decl,
+    "ident": match_ident,
+    "literal": match_literal,
+    "member": match_member,
+    "include": match_include,
+    "directive": match_directive,
+    "build": match_build,
+    "function": match_function,
+    "api": match_api,
+}
+
+
+def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
+    """The keys every block shares: context, inactive branches, enclosing function, path."""
+    context = getattr(fact, "context", None)
+    if spec.contexts and context not in spec.contexts:
+        return False
+    if spec.not_contexts and context in spec.not_contexts:
+        return False
+    if getattr(fact, "from_inactive_branch", False) and not spec.inactive:
+        return False
+    if not _re(spec, "path_regex", fact.loc.path):
+        return False
+    function = getattr(fact, "function", "")
+    if not _re(spec, "function_regex", function):
+        return False
+    wanted = spec.conds.get("function_calls")
+    if wanted is not None and not (function and index.callees[function] & set(wanted)):
+        return False
+    unwanted = spec.conds.get("not_function_calls")
+    if unwanted is not None and function and index.callees[function] & set(unwanted):
+        return False
+    callbacks = spec.conds.get("in_callback_of")
+    if callbacks is not None:
+        if not function or not any(function in index.callbacks(k) for k in callbacks):
+            return False
+    return True

@@ -1,0 +1,496 @@
+"""Rule-file schema: reads one TOML file into validated ``Rule`` objects or raises ``RuleFileError``.
+
+Validation is strict on purpose: a misspelt key in a rule file would otherwise silently widen
+or disable a rule, and a portability gate must not drift without anyone noticing.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hipscan.facts import DEVICE_CONTEXTS
+from hipscan.model import CONFIDENCES, EFFORT_CLASSES, SEVERITIES
+
+# The categories of design.md ("extend the list only by adding").
+CATEGORIES = (
+    "dynamic-parallelism",
+    "texture-reference",
+    "texture-object",
+    "surface",
+    "inline-asm",
+    "warp-size",
+    "warp-sync",
+    "independent-thread-scheduling",
+    "cooperative-groups",
+    "cuda-graphs",
+    "driver-api-jit",
+    "nvrtc",
+    "unified-memory",
+    "ipc-peer",
+    "launch-bounds",
+    "shared-memory-limit",
+    "hopper",
+    "tensor-core",
+    "library",
+    "low-precision",
+    "timers",
+    "system-atomics",
+    "symbols",
+    "arch-version",
+    "graphics-interop",
+    "unmapped-api",
+    "build-system",
+)
+
+CONTEXTS = ("global", "device", "host-device", "host", "file")
+# Shorthand accepted in `context`: every execution space that runs on the GPU.
+CONTEXT_ALIASES = {"device-code": tuple(sorted(DEVICE_CONTEXTS))}
+
+API_STATUSES = (
+    "unsupported",  # neither a HIP nor a roc* name
+    "cuda-deprecated",
+    "cuda-removed",
+    "hip-deprecated",  # deprecated in HIP at or before the target ROCm version
+    "hip-removed",  # removed from HIP at or before the target ROCm version
+    "hip-experimental",  # experimental in HIP at the target ROCm version
+    "hip-newer",  # HIP gained it after the target ROCm version
+)
+
+ID_RE = re.compile(r"^HIP\d{3,4}$")
+NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+class RuleFileError(ValueError):
+    """A malformed rule file: names the file and the offending key."""
+
+    def __init__(self, path: str | Path, key: str, message: str):
+        self.path = str(path)
+        self.key = key
+        self.message = message
+        super().__init__(f"{self.path}: {key}: {message}")
+
+
+# ---- value kinds ---------------------------------------------------------------------------
+
+
+def _strs(v: Any) -> tuple[str, ...] | None:
+    if isinstance(v, str):
+        return (v,)
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        return tuple(v)
+    return None
+
+
+def _ints(v: Any) -> tuple[int, ...] | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return (v,)
+    if isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        return tuple(v)
+    return None
+
+
+def _regex(v: Any) -> re.Pattern[str] | None:
+    if not isinstance(v, str):
+        return None
+    return re.compile(v)
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _bool(v: Any) -> bool | None:
+    return v if isinstance(v, bool) else None
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+_KINDS = {
+    "strs": (_strs, "a string or a list of strings"),
+    "ints": (_ints, "an integer or a list of integers"),
+    "regex": (_regex, "a regular expression string"),
+    "int": (_int, "an integer"),
+    "bool": (_bool, "true or false"),
+    "str": (_str, "a string"),
+}
+
+# Keys of an argument condition: `arg = [{index = 0, regex = "..."}]` (calls) and
+# `config = [...]` (launch configuration).
+ARG_KEYS = {
+    "index": "int",
+    "regex": "regex",
+    "not_regex": "regex",
+    "int_gt": "int",
+    "int_le": "int",
+    "decl_type_regex": "regex",  # the argument names a declaration of this TU with this type
+    "not_decl_type_regex": "regex",
+    "decl_init_regex": "regex",  # ... whose initializer text matches
+    "decl_storage": "strs",  # ... which has one of these storage classes
+    "not_decl_storage": "strs",  # ... which is declared here and has none of these
+}
+
+# Keys every match block accepts.
+COMMON_KEYS = {
+    "fact": "str",
+    "context": "strs",
+    "not_context": "strs",
+    "inactive": "bool",  # also match facts from preprocessor-inactive branches
+    "confidence": "str",  # overrides the rule's confidence for this block
+    "function_regex": "regex",  # enclosing function name
+    "function_calls": "strs",  # the enclosing function also calls one of these
+    "not_function_calls": "strs",
+    "in_callback_of": "strs",  # "cudaLaunchHostFunc:1": enclosing function is passed there
+    "path_regex": "regex",
+}
+
+FACT_KEYS: dict[str, dict[str, str]] = {
+    "call": {
+        "callee": "strs",
+        "callee_regex": "regex",
+        "qualname_regex": "regex",
+        "args_regex": "regex",
+        "arg_count_min": "int",
+        "arg_count_max": "int",
+        "arg": "args",
+        "member_of_regex": "regex",
+        "result_type_regex": "regex",
+    },
+    "launch": {"kernel_regex": "regex", "config": "args"},
+    "asm": {
+        "instruction_prefix": "strs",
+        "instruction_regex": "regex",
+        "register": "strs",
+        "text_regex": "regex",
+    },
+    "decl": {
+        "name_regex": "regex",
+        "type_regex": "regex",
+        "not_type_regex": "regex",
+        "storage": "strs",  # any of these
+        "storage_all": "strs",  # all of these
+        "kind": "strs",
+        "init_regex": "regex",
+    },
+    "ident": {"name": "strs"},  # exact names: the front end records only watched names
+    "literal": {
+        "value": "ints",
+        "op": "strs",
+        "role": "strs",
+        "other_regex": "regex",
+        "not_other_regex": "regex",
+        "other_type_regex": "regex",
+        "spelling_regex": "regex",
+    },
+    "member": {"member": "strs", "record_regex": "regex", "expr_regex": "regex"},
+    "include": {
+        "name": "strs",
+        "name_regex": "regex",
+        "angled": "bool",
+        "project": "bool",  # the header resolves to a file of the scanned project (or not)
+    },
+    "directive": {
+        "kind": "strs",
+        "text_regex": "regex",
+        "not_text_regex": "regex",
+        "names": "strs",
+    },
+    "build": {"kind": "strs", "value_regex": "regex", "tool": "strs"},
+    "function": {
+        "space": "strs",
+        "name_regex": "regex",
+        "attribute": "str",  # launch_bounds | cluster_dims: present
+        "attribute_args_min": "int",
+        "attribute_arg_index": "int",
+        "attribute_arg_gt": "int",
+    },
+    "api": {
+        "api_status": "str",
+        "library": "strs",
+        "not_library": "strs",
+        "api_kind": "strs",
+        "skip_claimed": "bool",  # skip names a more specific rule already covers (default true)
+    },
+}
+
+# Placeholders a message can use, per fact kind ({match} is the fact's main text everywhere).
+PLACEHOLDERS: dict[str, frozenset[str]] = {
+    "call": frozenset({"callee", "qualname", "args", "member_of", "result_type"}),
+    "launch": frozenset({"kernel", "config", "grid", "block", "shmem"}),
+    "asm": frozenset({"text", "instruction", "instructions", "register", "registers"}),
+    "decl": frozenset({"name", "type", "kind", "storage", "init", "array_dims"}),
+    "ident": frozenset({"name"}),
+    "literal": frozenset({"value", "spelling", "role", "op", "other", "other_type"}),
+    "member": frozenset({"member", "record", "expr"}),
+    "include": frozenset({"name", "resolved"}),
+    "directive": frozenset({"kind", "text", "names"}),
+    "build": frozenset({"kind", "value", "tool"}),
+    "function": frozenset(
+        {
+            "name",
+            "qualname",
+            "space",
+            "launch_bounds",
+            "cluster_dims",
+            "attribute_args",
+            "attribute_arg0",
+        }
+    ),
+    "api": frozenset(
+        {
+            "name",
+            "hip_name",
+            "roc_name",
+            "replacement",
+            "library",
+            "api_kind",
+            "hip_added",
+            "hip_deprecated",
+            "hip_removed",
+            "hip_experimental",
+            "cuda_deprecated",
+            "cuda_removed",
+            "rocm_version",
+        }
+    ),
+}
+_ALWAYS = frozenset({"match", "context", "function", "path", "line", "column"})
+_ARGN = re.compile(r"^arg\d$")
+
+RULE_KEYS = {
+    "id": ("str", True),
+    "name": ("str", True),
+    "category": ("str", True),
+    "severity": ("str", True),
+    "confidence": ("str", True),
+    "title": ("str", True),
+    "message": ("str", True),
+    "explanation": ("str", True),
+    "remediation": ("str", True),
+    "hipify": ("str", True),
+    "effort": ("str", True),
+    "match": ("match", True),
+    "fix": ("str", False),
+    "references": ("strs", False),
+    "example_cuda": ("str", False),
+    "example_hip": ("str", False),
+    "tags": ("strs", False),
+    "claims": ("strs", False),  # extra names an API-table rule must leave to this rule
+    "claims_regex": ("regex", False),  # ... and every name this matches in full
+    "fallback": ("bool", False),  # dropped where another rule fires on the same line
+    "fixed_in_rocm": ("str", False),  # stops applying when the target ROCm is at least this
+}
+
+
+@dataclass(frozen=True)
+class ArgCond:
+    index: int
+    regex: re.Pattern[str] | None = None
+    not_regex: re.Pattern[str] | None = None
+    int_gt: int | None = None
+    int_le: int | None = None
+    decl_type_regex: re.Pattern[str] | None = None
+    not_decl_type_regex: re.Pattern[str] | None = None
+    decl_init_regex: re.Pattern[str] | None = None
+    decl_storage: tuple[str, ...] = ()
+    not_decl_storage: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One declarative match block; ``conds`` holds the validated kind-specific keys."""
+
+    fact: str
+    contexts: frozenset[str] = frozenset()
+    not_contexts: frozenset[str] = frozenset()
+    inactive: bool = False
+    confidence: str | None = None
+    conds: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.conds.get(key, default)
+
+
+def _check_placeholders(text: str, allowed: frozenset[str], where: str, path: Path, key: str):
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+    except ValueError as e:
+        raise RuleFileError(path, key, f"bad placeholder syntax: {e}") from None
+    for f in fields:
+        base = re.split(r"[.\[!:]", f, maxsplit=1)[0]
+        if not base:
+            raise RuleFileError(path, key, "empty placeholder {} (write {{ for a brace)")
+        if base in allowed or base in _ALWAYS or (where == "call" and _ARGN.match(base)):
+            continue
+        raise RuleFileError(
+            path, key, f"placeholder {{{base}}} is not available for fact = {where!r}"
+        )
+
+
+def _parse_args(value: Any, path: Path, key: str) -> tuple[ArgCond, ...]:
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise RuleFileError(path, key, "must be a table or a list of tables")
+    out = []
+    for i, table in enumerate(value):
+        sub = f"{key}[{i}]"
+        kw: dict[str, Any] = {}
+        for k, v in table.items():
+            if k not in ARG_KEYS:
+                raise RuleFileError(path, f"{sub}.{k}", "unknown key")
+            conv, what = _KINDS[ARG_KEYS[k]]
+            try:
+                parsed = conv(v)
+            except re.error as e:
+                raise RuleFileError(path, f"{sub}.{k}", f"bad regular expression: {e}") from None
+            if parsed is None:
+                raise RuleFileError(path, f"{sub}.{k}", f"must be {what}")
+            kw[k] = parsed
+        if "index" not in kw:
+            raise RuleFileError(path, f"{sub}.index", "missing required key")
+        out.append(ArgCond(**kw))
+    return tuple(out)
+
+
+def _parse_contexts(value: tuple[str, ...], path: Path, key: str) -> frozenset[str]:
+    out: set[str] = set()
+    for c in value:
+        if c in CONTEXT_ALIASES:
+            out.update(CONTEXT_ALIASES[c])
+        elif c in CONTEXTS:
+            out.add(c)
+        else:
+            allowed = ", ".join((*CONTEXTS, *CONTEXT_ALIASES))
+            raise RuleFileError(path, key, f"unknown context {c!r} (one of: {allowed})")
+    return frozenset(out)
+
+
+def parse_match(table: Any, path: Path, key: str) -> MatchSpec:
+    if not isinstance(table, dict):
+        raise RuleFileError(path, key, "must be a table")
+    fact = table.get("fact")
+    if fact not in FACT_KEYS:
+        raise RuleFileError(path, f"{key}.fact", f"must be one of: {', '.join(FACT_KEYS)}")
+    allowed = {**COMMON_KEYS, **FACT_KEYS[fact]}
+    conds: dict[str, Any] = {}
+    spec_kw: dict[str, Any] = {"fact": fact}
+    for k, v in table.items():
+        sub = f"{key}.{k}"
+        if k not in allowed:
+            raise RuleFileError(path, sub, f"unknown key for fact = {fact!r}")
+        if k == "fact":
+            continue
+        kind = allowed[k]
+        if kind == "args":
+            conds[k] = _parse_args(v, path, sub)
+            continue
+        conv, what = _KINDS[kind]
+        try:
+            parsed = conv(v)
+        except re.error as e:
+            raise RuleFileError(path, sub, f"bad regular expression: {e}") from None
+        if parsed is None:
+            raise RuleFileError(path, sub, f"must be {what}")
+        if k == "context":
+            spec_kw["contexts"] = _parse_contexts(parsed, path, sub)
+        elif k == "not_context":
+            spec_kw["not_contexts"] = _parse_contexts(parsed, path, sub)
+        elif k == "inactive":
+            spec_kw["inactive"] = parsed
+        elif k == "confidence":
+            if parsed not in CONFIDENCES:
+                raise RuleFileError(path, sub, f"must be one of: {', '.join(CONFIDENCES)}")
+            spec_kw["confidence"] = parsed
+        else:
+            if k == "api_status" and parsed not in API_STATUSES:
+                raise RuleFileError(path, sub, f"must be one of: {', '.join(API_STATUSES)}")
+            if k == "attribute" and parsed not in ("launch_bounds", "cluster_dims"):
+                raise RuleFileError(path, sub, "must be launch_bounds or cluster_dims")
+            if k == "in_callback_of":
+                for item in parsed:
+                    name, _, idx = item.partition(":")
+                    if not name or not idx.isdigit():
+                        raise RuleFileError(path, sub, f"{item!r}: write 'callee:arg_index'")
+            conds[k] = parsed
+    if fact == "api" and "api_status" not in conds:
+        raise RuleFileError(path, f"{key}.api_status", "missing required key")
+    return MatchSpec(conds=conds, **spec_kw)
+
+
+_ENUMS = {
+    "category": CATEGORIES,
+    "severity": SEVERITIES,
+    "confidence": CONFIDENCES,
+    "effort": EFFORT_CLASSES,
+}
+
+
+def parse_rule(table: Any, path: Path, index: int) -> dict[str, Any]:
+    """Validate one ``[[rule]]`` table; returns keyword arguments for ``Rule``."""
+    where = f"rule[{index}]"
+    if not isinstance(table, dict):
+        raise RuleFileError(path, where, "must be a table")
+    if isinstance(table.get("id"), str):
+        where = f"rule[{index}]({table['id']})"
+    kw: dict[str, Any] = {"source": str(path)}
+    for k, v in table.items():
+        sub = f"{where}.{k}"
+        if k not in RULE_KEYS:
+            raise RuleFileError(path, sub, "unknown key")
+        kind, _ = RULE_KEYS[k]
+        if kind == "match":
+            blocks = v if isinstance(v, list) else [v]
+            if not blocks:
+                raise RuleFileError(path, sub, "needs at least one match block")
+            kw[k] = tuple(parse_match(b, path, f"{sub}[{i}]") for i, b in enumerate(blocks))
+            continue
+        conv, what = _KINDS[kind]
+        parsed = conv(v)
+        if parsed is None:
+            raise RuleFileError(path, sub, f"must be {what}")
+        if k in _ENUMS and parsed not in _ENUMS[k]:
+            raise RuleFileError(path, sub, f"{parsed!r} is not one of: {', '.join(_ENUMS[k])}")
+        if k == "id" and not ID_RE.match(parsed):
+            raise RuleFileError(path, sub, "must look like HIP101 (HIP and 3-4 digits)")
+        if k == "name" and not NAME_RE.match(parsed):
+            raise RuleFileError(path, sub, "must be a lower-case kebab-case slug")
+        if k == "fixed_in_rocm":
+            version = tuple(int(p) for p in parsed.split(".") if p.isdigit())
+            if not version or len(version) != len(parsed.split(".")):
+                raise RuleFileError(path, sub, "must be a version such as '6.2'")
+            parsed = version
+        kw[k] = parsed
+    for k, (_, required) in RULE_KEYS.items():
+        if required and k not in kw:
+            raise RuleFileError(path, f"{where}.{k}", "missing required key")
+    for k in ("message", "fix"):
+        if k in kw:
+            for spec in kw["match"]:
+                _check_placeholders(kw[k], PLACEHOLDERS[spec.fact], spec.fact, path, f"{where}.{k}")
+    return kw
+
+
+def read_rule_file(path: Path) -> list[dict[str, Any]]:
+    """Parse and validate one rule file; returns the keyword arguments of each rule."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise RuleFileError(path, "toml", str(e)) from None
+    except OSError as e:
+        raise RuleFileError(path, "file", str(e)) from None
+    for k in data:
+        if k != "rule":
+            raise RuleFileError(path, k, "unknown top-level key (rule files hold [[rule]] tables)")
+    rules = data.get("rule", [])
+    if not isinstance(rules, list):
+        raise RuleFileError(path, "rule", "must be an array of tables ([[rule]])")
+    return [parse_rule(t, path, i) for i, t in enumerate(rules)]

@@ -1,0 +1,248 @@
+"""One libclang parse per file: its token stream (byte offsets) and the AST sites the rewriter uses.
+
+The token stream drives every rewrite, because it also covers macro bodies, macro arguments and
+preprocessor-inactive code, which the AST does not show. The AST adds exactness where it can:
+the extent of a kernel expression (``k<T, 4>``) and of each call argument, which commas alone
+cannot always tell. Every AST site is checked against the tokens at its offsets, so a cursor that
+comes from a macro expansion (its offsets point at the macro use, not at the code) is ignored and
+the token reading is used instead.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import clang.cindex as ci
+
+FALLBACK_ARGS = (
+    "-x",
+    "cuda",
+    "--cuda-host-only",
+    "-nocudainc",
+    "-nocudalib",
+    "-ferror-limit=0",
+)
+KEEP_GOING = 0x200  # CXTranslationUnit_KeepGoing
+
+_KINDS = {
+    ci.TokenKind.IDENTIFIER: "identifier",
+    ci.TokenKind.KEYWORD: "keyword",
+    ci.TokenKind.PUNCTUATION: "punct",
+    ci.TokenKind.LITERAL: "literal",
+    ci.TokenKind.COMMENT: "comment",
+}
+_DECL_KINDS = frozenset(
+    {
+        ci.CursorKind.FUNCTION_DECL,
+        ci.CursorKind.FUNCTION_TEMPLATE,
+        ci.CursorKind.VAR_DECL,
+        ci.CursorKind.TYPEDEF_DECL,
+        ci.CursorKind.TYPE_ALIAS_DECL,
+        ci.CursorKind.STRUCT_DECL,
+        ci.CursorKind.CLASS_DECL,
+        ci.CursorKind.UNION_DECL,
+        ci.CursorKind.ENUM_DECL,
+        ci.CursorKind.ENUM_CONSTANT_DECL,
+        ci.CursorKind.CLASS_TEMPLATE,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Tok:
+    kind: str  # identifier | keyword | punct | literal | comment
+    text: str
+    start: int  # byte offset
+    end: int  # byte offset, exclusive
+
+
+@dataclass(frozen=True, slots=True)
+class AstLaunch:
+    """``kernel<<<config>>>(args)`` as the AST sees it; offsets are byte offsets in the file."""
+
+    kernel: tuple[int, int]
+    open: int  # offset of '<<<'
+    close: int  # offset of '>>>'
+    config: tuple[tuple[int, int], ...]
+    args: tuple[tuple[int, int], ...]
+    end: int  # offset just after the closing ')'
+
+
+@dataclass(slots=True)
+class LexedFile:
+    path: Path
+    data: bytes
+    tokens: list[Tok]
+    line_starts: list[int]
+    launches: dict[int, AstLaunch] = field(default_factory=dict)  # by '<<<' offset
+    call_args: dict[int, tuple[tuple[int, int], ...]] = field(
+        default_factory=dict
+    )  # by name offset
+    declared: set[str] = field(default_factory=set)  # names this file defines
+    declaration_names: set[int] = field(default_factory=set)  # offsets of declared names
+    parse_seconds: float = 0.0
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and byte column of an offset (clang's convention)."""
+        i = bisect.bisect_right(self.line_starts, offset) - 1
+        return i + 1, offset - self.line_starts[i] + 1
+
+    def index_at(self) -> dict[int, int]:
+        return {t.start: i for i, t in enumerate(self.tokens)}
+
+
+def clang_args(config: object | None = None) -> list[str]:
+    """The front end's shim-mode arguments (with its precompiled shim when it can build one),
+    else the bare CUDA ones: the rewrite needs tokens first and a good AST second."""
+    try:
+        from hipscan.config import ScanConfig
+        from hipscan.frontend.clang import make_setup
+    except ImportError:
+        return list(FALLBACK_ARGS)
+    from hipscan.frontend.clang import clang_args as shim_args
+
+    config = config if isinstance(config, ScanConfig) else ScanConfig()
+    setup = make_setup(config)
+    args = list(setup.args) + list(setup.prefix) + [f"-I{d}" for d in setup.include_dirs]
+    if "-include-pch" in setup.prefix and not _loads(args):
+        return list(shim_args(config)) + [f"-I{d}" for d in setup.include_dirs]
+    return args
+
+
+def _loads(args: list[str]) -> bool:
+    """Does libclang accept these arguments (a stale precompiled header makes it refuse)?"""
+    probe = "/__hipscan__/probe.cu"
+    try:
+        ci.Index.create().parse(
+            probe, args=args, unsaved_files=[(probe, "int x;\n")], options=KEEP_GOING
+        )
+    except ci.TranslationUnitLoadError:
+        return False
+    return True
+
+
+def line_starts(data: bytes) -> list[int]:
+    starts = [0]
+    pos = data.find(b"\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = data.find(b"\n", pos + 1)
+    return starts
+
+
+def lex_file(
+    path: Path,
+    args: list[str],
+    configure_functions: frozenset[str],
+    call_names: frozenset[str],
+    index: ci.Index | None = None,
+) -> LexedFile:
+    """Parse ``path`` once; tokens of the file itself plus the AST sites spelled in it."""
+    data = path.read_bytes()
+    index = index or ci.Index.create()
+    t0 = time.perf_counter()
+    tu = index.parse(str(path), args=args, options=KEEP_GOING)
+    tokens = []
+    for t in tu.get_tokens(extent=tu.cursor.extent):
+        text = t.spelling
+        start = t.location.offset
+        end = start + len(text.encode("utf-8"))
+        if data[start:end].decode("utf-8", "replace") != text:  # a line splice inside the token
+            end = t.extent.end.offset
+        tokens.append(Tok(_KINDS[t.kind], text, start, end))
+    lexed = LexedFile(path=path, data=data, tokens=tokens, line_starts=line_starts(data))
+    _collect_ast(tu, lexed, configure_functions, call_names)
+    lexed.parse_seconds = time.perf_counter() - t0
+    return lexed
+
+
+def _extent(cursor: ci.Cursor, fname: str) -> tuple[int, int] | None:
+    ext = cursor.extent
+    if ext.start.file is None or ext.start.file.name != fname:
+        return None
+    if ext.end.file is None or ext.end.file.name != fname:
+        return None
+    if ext.end.offset <= ext.start.offset:
+        return None
+    return ext.start.offset, ext.end.offset
+
+
+def _collect_ast(
+    tu: ci.TranslationUnit,
+    lexed: LexedFile,
+    configure_functions: frozenset[str],
+    call_names: frozenset[str],
+) -> None:
+    fname = tu.spelling
+    starts = {t.start: t for t in lexed.tokens}
+    ends = {t.end: t for t in lexed.tokens}
+
+    def visit(cursor: ci.Cursor) -> None:
+        kind = cursor.kind
+        if kind in _DECL_KINDS or kind == ci.CursorKind.FIELD_DECL:
+            tok = starts.get(cursor.location.offset)
+            if tok is not None and tok.text == cursor.spelling:
+                lexed.declaration_names.add(tok.start)
+                if kind in _DECL_KINDS and cursor.is_definition():
+                    lexed.declared.add(cursor.spelling)
+        elif kind == ci.CursorKind.CALL_EXPR:
+            children = list(cursor.get_children())
+            if len(children) >= 2 and children[1].kind == ci.CursorKind.CALL_EXPR:
+                if children[1].spelling in configure_functions:
+                    launch = _launch(cursor, children, fname, starts, ends)
+                    if launch is not None:
+                        lexed.launches[launch.open] = launch
+            if cursor.spelling in call_names and children:
+                _call(cursor, children, fname, starts, lexed)
+        for child in cursor.get_children():
+            visit(child)  # children of a cursor spelled here are too (macro ones fail validation)
+
+    for top in tu.cursor.get_children():
+        loc = top.location
+        if loc.file is not None and loc.file.name == fname:
+            visit(top)
+
+
+def _launch(cursor, children, fname, starts, ends) -> AstLaunch | None:
+    call = _extent(cursor, fname)
+    kernel = _extent(children[0], fname)
+    config = _extent(children[1], fname)
+    if call is None or kernel is None or config is None:
+        return None
+    open_tok, close_tok = starts.get(config[0]), ends.get(config[1])
+    last = ends.get(call[1])
+    if open_tok is None or open_tok.text != "<<<" or close_tok is None or close_tok.text != ">>>":
+        return None
+    if last is None or last.text != ")" or kernel[1] > open_tok.start:
+        return None
+    cfg = []
+    for arg in list(children[1].get_children())[1:]:
+        ext = _extent(arg, fname)
+        if ext and open_tok.end <= ext[0] and ext[1] <= close_tok.start:
+            cfg.append(ext)
+    args = []
+    for arg in children[2:]:
+        ext = _extent(arg, fname)
+        if ext is None or not (close_tok.end <= ext[0] and ext[1] <= last.start):
+            return None  # an argument we cannot place: let the token reading decide
+        args.append(ext)
+    return AstLaunch(kernel, open_tok.start, close_tok.start, tuple(cfg), tuple(args), call[1])
+
+
+def _call(cursor, children, fname, starts, lexed: LexedFile) -> None:
+    callee = _extent(children[0], fname)
+    if callee is None:
+        return
+    name_tok = starts.get(callee[0])
+    if name_tok is None or name_tok.text != cursor.spelling:
+        return
+    args = []
+    for arg in children[1:]:
+        ext = _extent(arg, fname)
+        if ext is None or starts.get(ext[0]) is None:
+            return
+        args.append(ext)
+    lexed.call_args[name_tok.start] = tuple(args)

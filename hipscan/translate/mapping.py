@@ -1,0 +1,61 @@
+"""What a CUDA identifier or header becomes in HIP: the API table plus ``hipmap.toml``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import tomllib
+
+from hipscan.apitable import ApiEntry, load_api_table
+
+
+@dataclass(frozen=True, slots=True)
+class HipMap:
+    """Lookups the rewriter needs; built once per process and per ``roc`` choice."""
+
+    names: dict[str, str]  # CUDA name -> replacement (only where it differs)
+    unsupported: dict[str, ApiEntry]  # CUDA names the table knows but HIP has no twin for
+    headers: dict[str, str]  # CUDA header -> HIP header ("" = drop)
+    symbol_calls: dict[str, int]  # call name -> index of its device-symbol argument
+    namespaces: dict[str, str]  # qualifier rename, "cub" -> "hipcub"
+    keep: frozenset[str]
+    configure_functions: frozenset[str]
+
+    def replacement(self, name: str) -> str | None:
+        return self.names.get(name)
+
+
+def _load_toml() -> dict:
+    text = resources.files("hipscan.translate").joinpath("hipmap.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+@cache
+def load_hip_map(roc: bool = False) -> HipMap:
+    """Build the name map; with ``roc`` the roc* names win where the table has them."""
+    data = _load_toml()
+    keep = frozenset(data.get("keep", {}).get("names", []))
+    names: dict[str, str] = {}
+    unsupported: dict[str, ApiEntry] = {}
+    for name, entry in load_api_table().entries.items():
+        if name in keep:
+            continue
+        target = entry.roc_name if roc and entry.roc_name else entry.hip_name
+        if not target:
+            unsupported[name] = entry
+        elif target != name:
+            names[name] = target
+    headers = dict(data["headers"])
+    if roc:
+        headers.update(data.get("roc_headers", {}))
+    return HipMap(
+        names=names,
+        unsupported=unsupported,
+        headers=headers,
+        symbol_calls={k: int(v) for k, v in data["symbol_calls"].items()},
+        namespaces=dict(data.get("namespaces", {})),
+        keep=keep,
+        configure_functions=frozenset(data["launch"]["configure_functions"]),
+    )

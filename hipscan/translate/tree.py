@@ -1,0 +1,206 @@
+"""Translate a set of files of one source tree into a mirrored HIP tree."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import clang.cindex as ci
+
+from hipscan import __version__
+from hipscan.model import Finding
+from hipscan.translate.lexing import LexedFile, clang_args, lex_file
+from hipscan.translate.mapping import HipMap, load_hip_map
+from hipscan.translate.markers import insert_markers, plan_markers, summary_line
+from hipscan.translate.options import HEADER_SUFFIXES, TranslateOptions
+from hipscan.translate.outputs import Manifest, check_outdir, write_output
+from hipscan.translate.result import FileTranslation, IncludeChange
+from hipscan.translate.rewrite import Rewriter
+from hipscan.translate.source import SourceLayout
+
+IMPLICIT_INCLUDE = "hip/hip_runtime.h"
+
+
+def _includes_directly(lx: LexedFile, layout: SourceLayout, header: str) -> bool:
+    """Does the file already include ``header`` itself (e.g. a file ported by hand)?"""
+    for d in layout.directives:
+        if d.keyword == "include" and d.first + 2 <= d.last:
+            text = lx.data[lx.tokens[d.first + 2].start : lx.tokens[d.last].end].decode(
+                "utf-8", "replace"
+            )
+            if text.strip('<>"') == header:
+                return True
+    return False
+
+
+def output_name(rel: str, options: TranslateOptions) -> str:
+    for suffix in options.rename_suffixes:
+        if rel.endswith(suffix):
+            return rel[: -len(suffix)] + options.hip_ext
+    return rel
+
+
+@dataclass(slots=True)
+class ProjectFiles:
+    """Where each translated file lands, and how an #include name finds a project file."""
+
+    outputs: dict[str, str]  # source rel -> output rel
+
+    def resolve(self, including: str, name: str, angled: bool) -> str | None:
+        """The project file (source rel) an include names, preferring the nearest one."""
+        name = name.replace("\\", "/")
+        if not angled:
+            here = posixpath.normpath(posixpath.join(posixpath.dirname(including), name))
+            if here in self.outputs:
+                return here
+        suffix = "/" + name.lstrip("./")
+        matches = [r for r in self.outputs if r == name or r.endswith(suffix)]
+        if not matches:
+            return None
+        parts = PurePosixPath(including).parts
+
+        def closeness(r: str) -> tuple[int, str]:
+            common = 0
+            for a, b in zip(PurePosixPath(r).parts, parts, strict=False):
+                if a != b:
+                    break
+                common += 1
+            return (-common, r)
+
+        return min(matches, key=closeness)
+
+
+def _include_rewriter(project: ProjectFiles, rel: str, result: FileTranslation):
+    """The callback the rewriter asks about each #include: new name for project files."""
+
+    def rewrite(name: str, angled: bool) -> str | None:
+        target = project.resolve(rel, name, angled)
+        if target is None:
+            return None
+        out = project.outputs[target]
+        new = name
+        if out != target:
+            common = len(posixpath.commonprefix([target, out]))
+            old_tail, new_tail = target[common:], out[common:]
+            if name.endswith(old_tail):
+                new = name[: len(name) - len(old_tail)] + new_tail
+        result.project_includes.append(out)
+        if out.endswith(new):
+            directory = out[: -len(new)].rstrip("/") or "."
+            if directory not in result.include_dirs:
+                result.include_dirs.append(directory)
+        return new
+
+    return rewrite
+
+
+def _project_names(lexed: list[LexedFile]) -> frozenset[str]:
+    """Names the project itself defines (functions, types, variables, macros): never renamed."""
+    names: set[str] = set()
+    for lx in lexed:
+        names |= lx.declared
+        layout = SourceLayout(lx)
+        for d in layout.directives:
+            if d.keyword == "define" and d.first + 2 <= d.last:
+                names.add(lx.tokens[d.first + 2].text)
+    return frozenset(names)
+
+
+def translate_tree(
+    root: Path,
+    files: list[Path],
+    findings: list[Finding],
+    outdir: Path,
+    options: TranslateOptions | None = None,
+) -> list[FileTranslation]:
+    """Translate ``files`` (inside ``root``) into ``outdir``; see :class:`TranslateOptions`."""
+    options = options or TranslateOptions()
+    root = root.resolve()
+    check_outdir(root, outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    hipmap = load_hip_map(options.roc)
+    rels = []
+    for f in files:
+        path = (f if f.is_absolute() else root / f).resolve()
+        rels.append(path.relative_to(root).as_posix())
+    rels = sorted(dict.fromkeys(rels))
+    project = ProjectFiles({r: output_name(r, options) for r in rels})
+    args = clang_args(options.config)
+    index = ci.Index.create()
+    call_names = frozenset(hipmap.symbol_calls)
+    lexed: dict[str, LexedFile] = {}
+    results: dict[str, FileTranslation] = {}
+    for rel in rels:
+        result = FileTranslation(source=rel, output=project.outputs[rel])
+        result.is_header = rel.endswith(HEADER_SUFFIXES)
+        results[rel] = result
+        try:
+            lexed[rel] = lex_file(root / rel, args, hipmap.configure_functions, call_names, index)
+        except (OSError, ci.TranslationUnitLoadError) as exc:
+            result.status = f"error: {exc}"
+    names = _project_names(list(lexed.values()))
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_path.setdefault(f.path, []).append(f)
+    manifest = Manifest.load(outdir)
+    for rel, lx in lexed.items():
+        result = results[rel]
+        data = _translate_one(lx, result, by_path.get(rel, []), hipmap, project, names, options)
+        result.status = write_output(manifest, result.output, rel, data, options.force)
+    manifest.save(root)
+    return [results[r] for r in rels]
+
+
+def _translate_one(
+    lx: LexedFile,
+    result: FileTranslation,
+    findings: list[Finding],
+    hipmap: HipMap,
+    project: ProjectFiles,
+    names: frozenset[str],
+    options: TranslateOptions,
+) -> bytes:
+    """Fill ``result`` and return the emitted bytes."""
+    layout = SourceLayout(lx)
+    rewrite = Rewriter(
+        lx,
+        layout,
+        hipmap,
+        launch_syntax=options.launch_syntax,
+        project_names=names,
+        project_include=_include_rewriter(project, result.source, result),
+    ).run()
+    edited = rewrite.apply(lx.data)
+    planned = plan_markers(layout, findings, rewrite.unconverted, hipmap)
+    summary = summary_line(result.source, __version__, planned)
+    head: tuple[str, ...] = ()
+    if (
+        result.output != result.source
+        and not any(i.new == IMPLICIT_INCLUDE for i in rewrite.includes)
+        and not _includes_directly(lx, layout, IMPLICIT_INCLUDE)
+    ):
+        # nvcc includes cuda_runtime.h in every .cu file; hipcc needs it spelled out
+        head = (f"#include <{IMPLICIT_INCLUDE}>  // implicit in nvcc builds",)
+        rewrite.includes.insert(0, IncludeChange(0, "", IMPLICIT_INCLUDE, "implicit"))
+    data, line_map, markers = insert_markers(edited, layout, planned, summary, head)
+    result.converted = dict(rewrite.converted)
+    result.renamed = rewrite.renamed
+    result.unconverted = rewrite.unconverted
+    result.includes = rewrite.includes
+    result.symbols_wrapped = rewrite.symbols_wrapped
+    result.launches_rewritten = rewrite.launches_rewritten
+    result.launches_kept = rewrite.launches_kept
+    result.line_map = line_map
+    result.markers = markers
+    result.parse_seconds = lx.parse_seconds
+    result.has_cuda = bool(
+        rewrite.converted
+        or rewrite.unconverted
+        or rewrite.launches_rewritten
+        or rewrite.launches_kept
+        or any(i.why in ("mapped", "dropped") for i in rewrite.includes)
+        or findings
+        or result.source.endswith((".cu", ".cuh"))
+    )
+    return data

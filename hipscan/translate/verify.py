@@ -1,0 +1,298 @@
+"""Compile the emitted HIP files with hipcc for a real AMD target and explain each failure.
+
+Each error is mapped back to the original file and line through the translation's line map. An
+error with no finding within two lines of it, or a failure in a file with no blocker finding, is
+*unexplained*: the scan said the file would port, the compiler disagrees, so a rule is missing.
+The compiler's diagnostics are read with a regular expression: that is its output format, not
+source code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hipscan.model import Finding
+from hipscan.translate.mapping import load_hip_map
+from hipscan.translate.result import FileTranslation
+
+_DIAG = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): "
+    r"(?P<kind>fatal error|error|warning|note): (?P<msg>.*)$"
+)
+_INCLUDED = re.compile(r"^In file included from (?P<file>[^:\n]+):(?P<line>\d+):")
+_ASM_NOTE = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): note: instantiated into assembly here"
+)
+NEAR = 2  # lines either side of an error that a finding may sit on and explain it
+COMPILED_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx", ".c")
+
+
+@dataclass(slots=True)
+class CompileError:
+    source: str  # original file (relative to the scanned root), "" when outside the project
+    line: int  # original line (0 when unknown)
+    column: int
+    message: str
+    output_file: str  # as the compiler printed it
+    output_line: int
+    explained_by: list[str] = field(default_factory=list)  # rule ids of findings within +-2 lines
+
+    def to_dict(self) -> dict:
+        return {
+            "source": self.source,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "output_file": self.output_file,
+            "output_line": self.output_line,
+            "explained_by": self.explained_by,
+        }
+
+
+@dataclass(slots=True)
+class CompileResult:
+    source: str
+    output: str
+    status: str  # pass | fail | timeout | skipped: why
+    seconds: float = 0.0
+    returncode: int | None = None
+    command: list[str] = field(default_factory=list)
+    errors: list[CompileError] = field(default_factory=list)  # first errors, mapped back
+    has_blocker: bool = False  # a blocker finding in this file or a project header it includes
+    unexplained: bool = False
+    # HIP library headers the translation asks for that this hipcc install lacks (hipBLAS...):
+    # such a failure says nothing about the port, only about the machine
+    missing_headers: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "pass"
+
+    def to_dict(self) -> dict:
+        return {
+            "source": self.source,
+            "output": self.output,
+            "status": self.status,
+            "seconds": round(self.seconds, 2),
+            "returncode": self.returncode,
+            "command": self.command,
+            "errors": [e.to_dict() for e in self.errors],
+            "has_blocker": self.has_blocker,
+            "unexplained": self.unexplained,
+            "missing_headers": self.missing_headers,
+        }
+
+
+def find_hipcc() -> str | None:
+    return shutil.which("hipcc")
+
+
+def _header_closure(
+    start: FileTranslation, by_output: dict[str, FileTranslation]
+) -> list[FileTranslation]:
+    seen: dict[str, FileTranslation] = {start.output: start}
+    todo = [start]
+    while todo:
+        cur = todo.pop()
+        for inc in cur.project_includes:
+            if inc not in seen and inc in by_output:
+                seen[inc] = by_output[inc]
+                todo.append(by_output[inc])
+    return list(seen.values())
+
+
+def _parse_errors(
+    text: str, outdir: Path, by_output: dict[str, FileTranslation], limit: int
+) -> list[CompileError]:
+    """The first ``limit`` errors, each placed on the innermost project line it concerns."""
+    lines = text.splitlines()
+    errors: list[CompileError] = []
+    stack: list[tuple[str, int]] = []  # "In file included from" lines, outermost first
+    for k, raw in enumerate(lines):
+        inc = _INCLUDED.match(raw)
+        if inc:
+            stack.append((inc["file"], int(inc["line"])))
+            continue
+        m = _DIAG.match(raw)
+        if not m:
+            continue
+        includers, stack = stack, []
+        if m["kind"] not in ("error", "fatal error"):
+            continue
+        file, line, col = m["file"], int(m["line"]), int(m["col"])
+        if file.startswith("<"):  # <inline asm>: the note that follows names the statement
+            for nxt in lines[k + 1 : k + 8]:
+                note = _ASM_NOTE.match(nxt)
+                if note:
+                    file, line, col = note["file"], int(note["line"]), int(note["col"])
+                    break
+        err = CompileError("", 0, col, m["msg"], file, line)
+        # an error inside a system header is placed on the project line that included it
+        for depth, (f, ln) in enumerate([(file, line)] + includers[::-1]):
+            out_rel = _relative(f, outdir)
+            if out_rel in by_output:
+                tr = by_output[out_rel]
+                err.source = tr.source
+                err.line = tr.line_map.to_original(ln)[0]
+                err.column = col if depth == 0 else 0
+                break
+        errors.append(err)
+        if len(errors) >= limit:
+            break
+    return errors
+
+
+def _relative(path: str, outdir: Path) -> str:
+    p = Path(path)
+    p = p if p.is_absolute() else outdir / p  # hipcc runs in the output directory
+    try:
+        return p.resolve().relative_to(outdir.resolve()).as_posix()
+    except ValueError:
+        return ""
+
+
+_NOT_FOUND = re.compile(r"'([^']+)' file not found")
+
+
+def _explain(
+    result: CompileResult,
+    findings: dict[str, list[Finding]],
+    involved: list[str],
+    emitted_headers: frozenset[str] = frozenset(),
+) -> None:
+    missing = [m[1] for e in result.errors if (m := _NOT_FOUND.search(e.message))]
+    if result.errors and len(missing) == len(result.errors) and set(missing) <= emitted_headers:
+        result.missing_headers = sorted(set(missing))
+    for err in result.errors:
+        near = [
+            f for f in findings.get(err.source, []) if err.line and abs(f.line - err.line) <= NEAR
+        ]
+        err.explained_by = sorted({f.rule for f in near})
+    result.has_blocker = any(
+        f.severity == "blocker" for src in involved for f in findings.get(src, [])
+    )
+    if result.status in ("fail", "timeout"):
+        if result.missing_headers:
+            return
+        result.unexplained = not result.has_blocker or any(
+            not e.explained_by for e in result.errors
+        )
+
+
+def _compile(
+    tr: FileTranslation,
+    outdir: Path,
+    hipcc: str,
+    include_dirs: list[str],
+    offload_arch: str,
+    timeout: float,
+    extra_flags: tuple[str, ...],
+    by_output: dict[str, FileTranslation],
+    max_errors: int,
+) -> CompileResult:
+    outdir = outdir.resolve()
+    src = outdir / tr.output
+    with tempfile.TemporaryDirectory(prefix="hipscan-verify-") as tmp:
+        obj = Path(tmp) / (Path(tr.output).name + ".o")
+        cmd = [
+            hipcc,
+            "-std=c++17",
+            f"--offload-arch={offload_arch}",
+            "-c",
+            str(src),
+            "-o",
+            str(obj),
+        ]
+        cmd += ["-I" + str(outdir / d) for d in include_dirs]
+        cmd += list(extra_flags)
+        env = dict(os.environ, HIP_PLATFORM="amd")
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=outdir
+            )
+        except subprocess.TimeoutExpired:
+            return CompileResult(tr.source, tr.output, "timeout", timeout, None, cmd)
+        seconds = time.perf_counter() - t0
+    status = "pass" if proc.returncode == 0 else "fail"
+    result = CompileResult(tr.source, tr.output, status, seconds, proc.returncode, cmd)
+    if status == "fail":
+        result.errors = _parse_errors(proc.stderr + proc.stdout, outdir, by_output, max_errors)
+    return result
+
+
+def verify_outputs(
+    results: list[FileTranslation],
+    outdir: Path,
+    findings: list[Finding] | None = None,
+    *,
+    offload_arch: str = "gfx90a",
+    timeout: float = 180.0,
+    jobs: int = 0,
+    hipcc: str | None = None,
+    extra_flags: tuple[str, ...] = (),
+    max_errors: int = 5,
+    only_cuda: bool = True,
+) -> list[CompileResult]:
+    """Compile every emitted translation unit (headers are checked through the files including
+    them); returns one result per translated source file, in order."""
+    hipcc = hipcc or find_hipcc()
+    by_output = {tr.output: tr for tr in results}
+    by_source: dict[str, list[Finding]] = {}
+    for f in findings or []:
+        by_source.setdefault(f.path, []).append(f)
+    todo: list[tuple[FileTranslation, list[str], list[str]]] = []
+    out: dict[str, CompileResult] = {}
+    for tr in results:
+        if tr.is_header or not tr.output.endswith(COMPILED_SUFFIXES):
+            continue
+        if hipcc is None:
+            out[tr.output] = CompileResult(tr.source, tr.output, "skipped: hipcc not found")
+        elif tr.status not in ("written", "unchanged"):
+            out[tr.output] = CompileResult(tr.source, tr.output, f"skipped: {tr.status}")
+        elif only_cuda and not tr.has_cuda:
+            out[tr.output] = CompileResult(tr.source, tr.output, "skipped: no CUDA code")
+        else:
+            closure = _header_closure(tr, by_output)
+            dirs: list[str] = [str(Path(tr.output).parent.as_posix())]
+            for member in closure:
+                for d in member.include_dirs:
+                    if d not in dirs:
+                        dirs.append(d)
+            todo.append((tr, dirs, [m.source for m in closure]))
+    emitted = frozenset(
+        h for hm in (load_hip_map(False), load_hip_map(True)) for h in hm.headers.values() if h
+    )
+    workers = jobs if jobs > 0 else (os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {
+            tr.output: (
+                pool.submit(
+                    _compile,
+                    tr,
+                    outdir,
+                    hipcc,
+                    dirs,
+                    offload_arch,
+                    timeout,
+                    extra_flags,
+                    by_output,
+                    max_errors,
+                ),
+                involved,
+            )
+            for tr, dirs, involved in todo
+        }
+        for key, (future, involved) in futures.items():
+            result = future.result()
+            _explain(result, by_source, involved, emitted)
+            out[key] = result
+    return [out[tr.output] for tr in results if tr.output in out]

@@ -1,0 +1,365 @@
+"""CUDA -> HIP translation: token exactness, includes, symbols, launches, markers, output safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hipscan.model import Finding
+from hipscan.translate import TranslateError, TranslateOptions, translate_tree
+from hipscan.translate.outputs import MANIFEST
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "translate"
+
+
+def _finding(
+    path: str,
+    line: int,
+    column: int = 1,
+    rule: str = "HIP9001",
+    severity: str = "high",
+    message: str = "something to port",
+    fix: str = "do the thing",
+) -> Finding:
+    return Finding(
+        rule=rule,
+        name="test-rule",
+        category="inline-asm",
+        severity=severity,
+        confidence="high",
+        effort="small",
+        path=path,
+        line=line,
+        column=column,
+        message=message,
+        fix=fix,
+    )
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "src"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _run(root: Path, out: Path, findings=(), **opts):
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    return translate_tree(root, files, list(findings), out, TranslateOptions(**opts))
+
+
+def _body(text: str) -> str:
+    """The emitted text without the summary header line (and the implicit include)."""
+    return "\n".join(
+        line
+        for line in text.splitlines()
+        if not line.startswith("// HIPSCAN: HIP translation")
+        and "implicit in nvcc builds" not in line
+    )
+
+
+@pytest.fixture()
+def basic(tmp_path: Path):
+    out = tmp_path / "out"
+    results = _run(FIXTURES / "basic", out)
+    return {r.source: r for r in results}, out
+
+
+def test_outputs_mirror_the_tree_and_rename_cu(basic):
+    results, out = basic
+    assert results["vector_add.cu"].output == "vector_add.hip"
+    assert results["include/common.cuh"].output == "include/common.cuh"
+    assert results["host_only.cpp"].output == "host_only.cpp"
+    assert (out / "vector_add.hip").is_file() and (out / "include/common.cuh").is_file()
+
+
+def test_comments_and_strings_untouched(basic):
+    _, out = basic
+    text = (out / "vector_add.hip").read_text()
+    assert "// Adds two vectors; cudaMalloc in this comment must stay as written." in text
+    assert '"cudaFree(a) is called below"' in text
+    assert 'R"(cudaMemcpy\n  stays)"' in text
+    assert "/* cudaFree in a block comment */" in text
+    assert '"cudaMalloc or friends failed: %s\\n"' in text
+    assert "hipFree(a);" in text and "cudaFree(b)" not in text
+
+
+def test_token_exact_only_identifiers_change(basic):
+    results, out = basic
+    src = (FIXTURES / "basic" / "vector_add.cu").read_text().splitlines()
+    got = _body((out / "vector_add.hip").read_text()).splitlines()
+    assert len(src) == len(got)
+    back = {hip: cuda for cuda, hip in results["vector_add.cu"].renamed.items()}
+    includes = {i.line for i in results["vector_add.cu"].includes}
+    for number, (a, b) in enumerate(zip(src, got, strict=True), start=1):
+        if number in includes:
+            continue
+        undone = re.sub(r"HIP_SYMBOL\((\w+)\)", r"\1", b)
+        undone = re.sub(r"\b\w+\b", lambda m: back.get(m[0], m[0]), undone)
+        assert undone == a, (number, a, b)  # same bytes once the renames are undone
+
+
+def test_macro_bodies_and_arguments_rewritten(basic):
+    _, out = basic
+    text = (out / "vector_add.hip").read_text()
+    assert "    hipError_t err_ = (call);" in text
+    assert "hipGetErrorString(err_));" in text
+    assert "CUDA_CHECK(hipMalloc(&a, n * sizeof(float)));" in text
+    # the macro's own name is the project's, not CUDA's
+    assert "#define CUDA_CHECK(call)" in text
+
+
+def test_warpsize_kept(basic):
+    _, out = basic
+    assert "int lane = threadIdx.x % warpSize;" in (out / "vector_add.hip").read_text()
+
+
+def test_hip_symbol_wraps_the_symbol_argument(basic):
+    results, out = basic
+    text = (out / "vector_add.hip").read_text()
+    assert "hipMemcpyToSymbol(HIP_SYMBOL(scale), host_scale, sizeof(host_scale))" in text
+    assert "hipMemcpyFromSymbol(&result, HIP_SYMBOL(counter), sizeof(int))" in text
+    assert "hipGetSymbolAddress(&where, HIP_SYMBOL(counter))" in text
+    assert results["vector_add.cu"].symbols_wrapped == 3
+
+
+def test_hip_symbol_inside_macro_definition(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "m.cu": "#define UP(sym, src) cudaMemcpyToSymbol(sym, src, sizeof(sym))\n"
+            "__constant__ int k;\nvoid f(int* p) { UP(k, p); }\n"
+        },
+    )
+    _run(root, tmp_path / "out")
+    text = (tmp_path / "out" / "m.hip").read_text()
+    assert "#define UP(sym, src) hipMemcpyToSymbol(HIP_SYMBOL(sym), src, sizeof(sym))" in text
+
+
+def test_includes_mapped_and_deduplicated(basic):
+    results, out = basic
+    text = (out / "vector_add.hip").read_text()
+    assert text.count("#include <hip/hip_runtime.h>") == 1
+    assert "#include <cuda.h>" not in text and "#include <cuda_runtime.h>" not in text
+    assert "#include <hip/hip_runtime_api.h>" in (out / "host_only.cpp").read_text()
+    whys = {i.old: i.why for i in results["vector_add.cu"].includes}
+    assert whys == {"cuda_runtime.h": "mapped", "cuda.h": "duplicate"}
+
+
+def test_includes_in_other_branches_are_not_deduplicated(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "b.cu": "#ifdef USE_DRIVER\n#include <cuda.h>\n#else\n"
+            "#include <cuda_runtime.h>\n#endif\n#include <cuda_runtime_api.h>\n"
+        },
+    )
+    _run(root, tmp_path / "out")
+    text = (tmp_path / "out" / "b.hip").read_text()
+    assert text.count("#include <hip/hip_runtime.h>") == 2  # one per branch
+    assert "#include <hip/hip_runtime_api.h>" in text
+
+
+def test_library_headers_and_names(tmp_path):
+    src = (
+        "#include <cublas_v2.h>\n#include <curand_kernel.h>\n#include <cub/cub.cuh>\n"
+        "#include <thrust/device_vector.h>\n"
+        "void f() { cublasHandle_t h; cublasCreate(&h); cub::DeviceReduce::Sum(0, 0, 0, 0, 0); }\n"
+    )
+    root = _tree(tmp_path, {"l.cu": src})
+    _run(root, tmp_path / "hip")
+    text = (tmp_path / "hip" / "l.hip").read_text()
+    assert "#include <hipblas/hipblas.h>" in text
+    assert "#include <hiprand/hiprand_kernel.h>" in text
+    assert "#include <hipcub/hipcub.hpp>" in text
+    assert "#include <thrust/device_vector.h>" in text
+    assert "hipblasHandle_t h; hipblasCreate(&h); hipcub::DeviceReduce::Sum" in text
+    _run(root, tmp_path / "roc", roc=True)
+    roc = (tmp_path / "roc" / "l.hip").read_text()
+    assert (
+        "#include <rocblas/rocblas.h>" in roc
+        and "rocblas_handle h; rocblas_create_handle(&h);" in roc
+    )
+
+
+def test_project_names_and_members_are_not_renamed(tmp_path):
+    src = (
+        "struct Api { int cudaMalloc; };\n"
+        "int cudaGetDeviceCount(int* n) { *n = 0; return 0; }\n"
+        "int f(Api a) { int n; cudaGetDeviceCount(&n); return a.cudaMalloc + n; }\n"
+    )
+    root = _tree(tmp_path, {"p.cpp": src})
+    _run(root, tmp_path / "out")
+    assert _body((tmp_path / "out" / "p.cpp").read_text()) == src.rstrip("\n")
+
+
+def test_unconverted_names_reported_with_marker(tmp_path):
+    results = _run(FIXTURES / "launch", tmp_path / "out")
+    r = {x.source: x for x in results}["unsupported.cu"]
+    got = {(u.name, u.line, u.column) for u in r.unconverted}
+    assert got == {
+        ("cudaDeviceFlushGPUDirectRDMAWrites", 7, 3),
+        ("cudaFlushGPUDirectRDMAWritesTargetCurrentDevice", 7, 38),
+        ("cudaFlushGPUDirectRDMAWritesToOwner", 8, 38),
+    }
+    text = (tmp_path / "out" / "unsupported.hip").read_text().splitlines()
+    line = r.line_map.to_output(7)
+    assert text[line - 1].lstrip().startswith("cudaDeviceFlushGPUDirectRDMAWrites(")
+    assert text[line - 2].startswith(
+        "  // HIPSCAN untranslated: cudaDeviceFlushGPUDirectRDMAWrites"
+    )
+
+
+def test_launches_kept_by_default(tmp_path):
+    results = _run(FIXTURES / "launch", tmp_path / "out")
+    text = (tmp_path / "out" / "launches.hip").read_text()
+    assert "fill<float, 32><<<dim3(4, 1), 32>>>(p, 1.0f);" in text
+    assert {x.source: x for x in results}["launches.cu"].launches_kept == 6
+
+
+def test_hip_launch_kernel_ggl_form(tmp_path):
+    results = _run(FIXTURES / "launch", tmp_path / "out", launch_syntax="hip")
+    text = (tmp_path / "out" / "launches.hip").read_text()
+    assert (
+        "hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float, 32>), dim3(4, 1), 32, 0, 0, p, 1.0f);"
+        in text
+    )
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float, 64>), 4, 64, 0, 0, p, 2.0f);" in text
+    assert "hipLaunchKernelGGL(work::scaled, 1, 32, 0, stream, p, 0.5f);" in text
+    assert "hipLaunchKernelGGL(touch, 1, 1, 0, 0);" in text
+    assert "#define LAUNCH_TOUCH(grid) hipLaunchKernelGGL(touch, grid, 1, 0, 0)" in text
+    assert "<<<" not in text and ">>>" not in text
+    r = {x.source: x for x in results}["launches.cu"]
+    assert r.launches_rewritten == 6 and r.launches_kept == 0
+    src = (FIXTURES / "launch" / "launches.cu").read_text()
+    assert len(_body(text).splitlines()) == len(src.splitlines())
+
+
+def test_markers_above_findings_with_indentation_and_line_map(tmp_path):
+    root = FIXTURES / "basic"
+    findings = [
+        _finding(
+            "vector_add.cu",
+            21,
+            28,
+            message="lane = threadIdx % warpSize assumes 32",
+            fix="use warpSize-aware masks",
+        ),
+        _finding("vector_add.cu", 11, 7, rule="HIP9002", message="inside a macro"),
+    ]
+    results = _run(root, tmp_path / "out", findings)
+    r = {x.source: x for x in results}["vector_add.cu"]
+    lines = (tmp_path / "out" / "vector_add.hip").read_text().splitlines()
+    assert lines[0].startswith("// HIPSCAN: HIP translation of vector_add.cu")
+    assert "2 marker(s) remain: HIP9001 x1, HIP9002 x1" in lines[0]
+    m = {x.rule: x for x in r.markers}
+    assert lines[m["HIP9001"].output_line - 1] == (
+        "  // HIPSCAN HIP9001: lane = threadIdx % warpSize assumes 32 — use warpSize-aware masks"
+    )
+    assert lines[m["HIP9001"].output_line].strip() == "int lane = threadIdx.x % warpSize;"
+    # a finding inside a macro continuation goes above the #define, where a comment is valid
+    assert lines[m["HIP9002"].output_line].startswith("#define CUDA_CHECK(call)")
+    assert r.line_map.to_original(m["HIP9001"].output_line + 1) == (21, False)
+    assert r.line_map.to_original(m["HIP9001"].output_line) == (21, True)
+    assert r.line_map.to_output(21) == m["HIP9001"].output_line + 1
+
+
+def test_marker_text_never_splices_the_next_line(tmp_path):
+    root = _tree(tmp_path, {"s.cu": "void f() {\n  int x = 1;\n}\n"})
+    _run(root, tmp_path / "out", [_finding("s.cu", 2, message="ends in a backslash \\", fix="x\\")])
+    for line in (tmp_path / "out" / "s.hip").read_text().splitlines():
+        assert not line.rstrip().endswith("\\")
+
+
+def test_project_cu_include_follows_the_rename(tmp_path):
+    root = _tree(
+        tmp_path,
+        {"main.cu": '#include "kernels/k.cu"\n', "kernels/k.cu": "__global__ void k() {}\n"},
+    )
+    results = _run(root, tmp_path / "out", hip_ext=".hip.cpp")
+    assert '#include "kernels/k.hip.cpp"' in (tmp_path / "out" / "main.hip.cpp").read_text()
+    assert {r.output for r in results} == {"main.hip.cpp", "kernels/k.hip.cpp"}
+
+
+def test_idempotent_rerun(tmp_path):
+    out = tmp_path / "out"
+    first = _run(FIXTURES / "basic", out)
+    snapshot = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    mtimes = {p: p.stat().st_mtime_ns for p in snapshot}
+    second = _run(FIXTURES / "basic", out)
+    assert {r.status for r in first} == {"written"}
+    assert {r.status for r in second} == {"unchanged"}
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == snapshot
+    assert all(p.stat().st_mtime_ns == mtimes[p] for p in snapshot if p.name != MANIFEST)
+
+
+def test_refuses_output_inside_the_scanned_tree(tmp_path):
+    root = tmp_path / "src"
+    shutil.copytree(FIXTURES / "basic", root)
+    with pytest.raises(TranslateError, match="inside the scanned tree"):
+        _run(root, root / "hip")
+    with pytest.raises(TranslateError):
+        _run(root, root)
+    assert not (root / "hip").exists()
+
+
+def test_never_touches_files_it_did_not_write(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "vector_add.hip").write_text("mine\n")
+    (out / "notes.txt").write_text("keep\n")
+    results = {r.source: r for r in _run(FIXTURES / "basic", out)}
+    assert results["vector_add.cu"].status.startswith("skipped:")
+    assert (out / "vector_add.hip").read_text() == "mine\n"
+    assert (out / "notes.txt").read_text() == "keep\n"
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert "vector_add.hip" not in manifest["files"] and "host_only.cpp" in manifest["files"]
+
+
+def test_edited_output_needs_force(tmp_path):
+    out = tmp_path / "out"
+    _run(FIXTURES / "basic", out)
+    (out / "host_only.cpp").write_text("edited by hand\n")
+    again = {r.source: r for r in _run(FIXTURES / "basic", out)}
+    assert again["host_only.cpp"].status.startswith("skipped:")
+    assert (out / "host_only.cpp").read_text() == "edited by hand\n"
+    forced = {r.source: r for r in _run(FIXTURES / "basic", out, force=True)}
+    assert forced["host_only.cpp"].status == "written"
+    assert "hipGetDeviceCount" in (out / "host_only.cpp").read_text()
+
+
+def test_writes_are_atomic(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    _run(FIXTURES / "basic", out)
+    before = (out / "vector_add.hip").read_bytes()
+    (out / MANIFEST).unlink()  # forget everything: nothing may be overwritten now
+    shutil.rmtree(out)
+    out.mkdir()
+
+    def boom(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        _run(FIXTURES / "basic", out)
+    assert list(out.rglob("*.tmp")) == []
+    assert not (out / "vector_add.hip").exists()
+    monkeypatch.undo()
+    _run(FIXTURES / "basic", out)
+    assert (out / "vector_add.hip").read_bytes() == before
+
+
+def test_report_to_dict(basic):
+    results, _ = basic
+    d = results["vector_add.cu"].to_dict()
+    assert d["output"] == "vector_add.hip"
+    assert d["converted"]["cudaMalloc"] == 3 and d["renamed"]["cudaMalloc"] == "hipMalloc"
+    assert d["converted_count"] == sum(d["converted"].values())
+    assert d["unconverted"] == [] and d["markers"] == []
+    json.dumps(d)

@@ -1,0 +1,135 @@
+"""The hipcc compile check: error mapping back to original lines and the 'unexplained' verdict."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hipscan.model import Finding
+from hipscan.translate import TranslateOptions, translate_tree
+from hipscan.translate.result import FileTranslation, LineMap
+from hipscan.translate.verify import CompileResult, _explain, _parse_errors, verify_outputs
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "translate"
+needs_hipcc = pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc not installed")
+
+
+def _finding(path: str, line: int, severity: str = "blocker", rule: str = "HIP9001") -> Finding:
+    return Finding(
+        rule=rule,
+        name="t",
+        category="unmapped-api",
+        severity=severity,
+        confidence="high",
+        effort="small",
+        path=path,
+        line=line,
+        column=1,
+        message="m",
+    )
+
+
+def test_errors_map_back_through_line_map_and_include_chain(tmp_path):
+    main = FileTranslation("k.cu", "k.hip", line_map=LineMap([(1, 2), (5, 1)]))
+    head = FileTranslation("inc/h.cuh", "inc/h.cuh", line_map=LineMap([(1, 1)]))
+    by_output = {"k.hip": main, "inc/h.cuh": head}
+    out = tmp_path
+    text = (
+        f"{out}/k.hip:9:5: error: use of undeclared identifier 'x'\n"
+        "    x = 1;\n    ^\n"
+        f"In file included from {out}/k.hip:3:\n"
+        f"{out}/inc/h.cuh:4:2: error: bad thing\n"
+        f"In file included from {out}/k.hip:4:\n"
+        "/usr/include/hip/amd_detail/foo.h:10:1: error: inside a system header\n"
+        "<inline asm>:1:2: error: invalid instruction\n"
+        "        mov.u32 %0, %laneid;\n"
+        f"{out}/k.hip:12:7: note: instantiated into assembly here\n"
+        f"{out}/k.hip:13:1: warning: not an error\n"
+    )
+    errs = _parse_errors(text, out, by_output, limit=10)
+    got = [(e.source, e.line, e.column, e.message) for e in errs]
+    assert got == [
+        ("k.cu", 6, 5, "use of undeclared identifier 'x'"),  # 9 - 2 (header) - 1 (marker above 5)
+        ("inc/h.cuh", 3, 2, "bad thing"),
+        ("k.cu", 2, 0, "inside a system header"),  # the project line that included it
+        ("k.cu", 9, 7, "invalid instruction"),
+    ]
+
+
+def test_unexplained_verdict():
+    def result(errors):
+        r = CompileResult("k.cu", "k.hip", "fail")
+        r.errors = errors
+        return r
+
+    from hipscan.translate.verify import CompileError
+
+    near = [CompileError("k.cu", 10, 1, "e", "k.hip", 12)]
+    r = result(near)
+    _explain(r, {"k.cu": [_finding("k.cu", 12)]}, ["k.cu"])
+    assert r.errors[0].explained_by == ["HIP9001"] and r.has_blocker and not r.unexplained
+    r = result([CompileError("k.cu", 10, 1, "e", "k.hip", 12)])
+    _explain(r, {"k.cu": [_finding("k.cu", 13)]}, ["k.cu"])
+    assert r.unexplained  # three lines away
+    r = result([CompileError("k.cu", 10, 1, "e", "k.hip", 12)])
+    _explain(r, {"k.cu": [_finding("k.cu", 10, severity="high")]}, ["k.cu"])
+    assert r.unexplained  # near a finding, but nothing said the file would not port
+
+
+def test_skips_cleanly_without_hipcc(tmp_path, monkeypatch):
+    monkeypatch.setattr("hipscan.translate.verify.find_hipcc", lambda: None)
+    files = sorted(p for p in (FIXTURES / "basic").rglob("*") if p.is_file())
+    results = translate_tree(FIXTURES / "basic", files, [], tmp_path / "out", TranslateOptions())
+    compiled = verify_outputs(results, tmp_path / "out")
+    assert [c.source for c in compiled] == ["host_only.cpp", "vector_add.cu"]
+    assert all(c.status == "skipped: hipcc not found" and not c.unexplained for c in compiled)
+
+
+@needs_hipcc
+def test_translated_fixture_compiles_for_gfx90a(tmp_path):
+    files = sorted(p for p in (FIXTURES / "basic").rglob("*") if p.is_file())
+    results = translate_tree(FIXTURES / "basic", files, [], tmp_path / "out", TranslateOptions())
+    compiled = {c.source: c for c in verify_outputs(results, tmp_path / "out", timeout=300)}
+    assert compiled["vector_add.cu"].status == "pass", compiled["vector_add.cu"].errors
+    assert compiled["host_only.cpp"].status == "pass", compiled["host_only.cpp"].errors
+    assert "include/common.cuh" not in compiled  # headers are compiled through their includers
+
+
+@needs_hipcc
+def test_hip_launch_syntax_compiles(tmp_path):
+    files = [FIXTURES / "launch" / "launches.cu"]
+    results = translate_tree(
+        FIXTURES / "launch", files, [], tmp_path / "out", TranslateOptions(launch_syntax="hip")
+    )
+    [c] = verify_outputs(results, tmp_path / "out", timeout=300)
+    assert c.status == "pass", c.errors
+
+
+@needs_hipcc
+def test_failures_map_to_original_lines_and_findings_explain_them(tmp_path):
+    files = [FIXTURES / "launch" / "unsupported.cu"]
+    findings = [_finding("unsupported.cu", 7)]
+    results = translate_tree(
+        FIXTURES / "launch", files, findings, tmp_path / "out", TranslateOptions()
+    )
+    [c] = verify_outputs(results, tmp_path / "out", findings, timeout=300)
+    assert c.status == "fail"
+    assert {(e.source, e.line) for e in c.errors} <= {("unsupported.cu", 7), ("unsupported.cu", 8)}
+    assert all(e.explained_by == ["HIP9001"] for e in c.errors) and not c.unexplained
+    [c2] = verify_outputs(results, tmp_path / "out", [], timeout=300)
+    assert c2.unexplained
+
+
+def test_missing_hip_library_headers_are_not_a_missing_rule():
+    from hipscan.translate.verify import CompileError
+
+    r = CompileResult("k.cu", "k.hip", "fail")
+    r.errors = [CompileError("k.cu", 3, 10, "'hipblas/hipblas.h' file not found", "k.hip", 4)]
+    _explain(r, {}, ["k.cu"], frozenset({"hipblas/hipblas.h"}))
+    assert r.missing_headers == ["hipblas/hipblas.h"] and not r.unexplained
+    r = CompileResult("k.cu", "k.hip", "fail")
+    r.errors = [CompileError("k.cu", 3, 10, "'nvtx3/nvToolsExt.h' file not found", "k.hip", 4)]
+    _explain(r, {}, ["k.cu"], frozenset({"hipblas/hipblas.h"}))
+    assert r.missing_headers == [] and r.unexplained
