@@ -363,3 +363,13 @@ def test_report_to_dict(basic):
     assert d["converted_count"] == sum(d["converted"].values())
     assert d["unconverted"] == [] and d["markers"] == []
     json.dumps(d)
+
+
+def test_non_utf8_source_keeps_its_bytes(tmp_path):
+    root = tmp_path / "src"
+    root.mkdir()
+    raw = b'// caf\xe9 cudaMalloc\nvoid f(void** p) { cudaMalloc(p, 4); const char* s = "\xe9t\xe9"; }\n'
+    (root / "l.cu").write_bytes(raw)
+    _run(root, tmp_path / "out")
+    got = (tmp_path / "out" / "l.hip").read_bytes()
+    assert got.split(b"\n", 2)[2] == raw.replace(b"{ cudaMalloc", b"{ hipMalloc")

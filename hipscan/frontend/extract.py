@@ -36,6 +36,9 @@ _lib.clang_EvalResult_getAsUnsigned.argtypes = [ctypes.c_void_p]
 _lib.clang_EvalResult_getAsUnsigned.restype = ctypes.c_ulonglong
 _lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
 
+PREPROCESSING_KINDS = frozenset({500, 501, 502, 503})  # directive, macro definition/expansion, include
+_lib.clang_Location_isInSystemHeader.argtypes = [ci.SourceLocation]
+_lib.clang_Location_isInSystemHeader.restype = ctypes.c_int
 CONFIG_FUNCTIONS = frozenset({"__cudaPushCallConfiguration", "cudaConfigureCall"})
 FUNCTION_KINDS = frozenset(
     {
@@ -153,8 +156,14 @@ class Extractor:
 
     # -- walk -------------------------------------------------------------------------------
     def run(self) -> None:
+        in_system = _lib.clang_Location_isInSystemHeader
         for child in self.tu.cursor.get_children():
-            f = child.location.file
+            if child._kind_id in PREPROCESSING_KINDS:
+                continue
+            loc = child.location
+            if in_system(loc):
+                continue  # the shim, the PCH and system headers: never project code
+            f = loc.file
             if f is None or f.name not in self.files:
                 continue
             self.visit(child, "file", "", [])

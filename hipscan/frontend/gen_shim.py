@@ -41,6 +41,9 @@ def generate() -> str:
         name = entry.cuda_name
         if entry.library not in LIBRARIES or name in declared or not name.isidentifier():
             continue
+        if not re.match(r"(cuda|CU|cu|CUDA|nvrtc|NVRTC|__cuda)", name):
+            continue  # e.g. GL/EGL/VDPAU types: the system's own headers declare those
+            continue
         declared.add(name)
         if entry.kind == "function":
             ret = SPECIAL_RETURN.get(name, RETURN_TYPE[entry.library])

@@ -23,6 +23,9 @@ UNDECLARED = re.compile(
 )
 NOT_FOUND = re.compile(r"'([^']+)' file not found")
 MAX_DIAGNOSTICS = 20
+# Folders this process found missing headers in; searched last (-idirafter) for later files of
+# the same scan, since one tree's files mostly share them. Saves a re-parse per file.
+_LEARNED_DIRS: list[str] = []
 
 
 @dataclass
@@ -72,10 +75,20 @@ def _include_dirs_for(missing: list[str], job: ParseJob) -> list[str]:
 
 
 def _recovery_declarations(
-    tu: ci.TranslationUnit, data_of: dict[str, bytes], project: frozenset[str], known: dict[str, str]
-) -> dict[str, str]:
-    """Declare names the parse did not know, shaped by how they are used."""
+    tu: ci.TranslationUnit,
+    data_of: dict[str, bytes],
+    project: frozenset[str],
+    known: dict[str, str],
+    watched: frozenset[str],
+) -> tuple[dict[str, str], bool]:
+    """Declare names the parse did not know, shaped by how they are used.
+
+    Also says whether a re-parse is worth it: only when a kernel launch vanished (an undeclared
+    kernel) or a watched API name lost its call; clang keeps the rest of an invalid call's
+    arguments in the AST anyway.
+    """
     decls: dict[str, str] = {}
+    needed: set[str] = set()
     for d in tu.diagnostics:
         if d.severity < ci.Diagnostic.Error:
             continue
@@ -103,6 +116,7 @@ def _recovery_declarations(
             off = d.location.offset + len(name)
             after = data[off : off + 64].lstrip()
         if after.startswith(b"<<<"):
+            needed.add(name)
             decls[name] = (
                 f"__global__ void {name}(...);"  # C-variadic: templates cannot be launched from device code
             )
@@ -110,7 +124,9 @@ def _recovery_declarations(
             decls[name] = f"template <class... A> __host__ __device__ int {name}(A...);"
         else:
             decls[name] = f"extern int {name};"
-    return decls
+        if name in watched:
+            needed.add(name)
+    return decls, bool(needed)
 
 
 def parse_file(
@@ -137,7 +153,8 @@ def parse_file(
         # Up to three parses: missing project headers are located first (they declare most of
         # what looks undeclared), then names still unknown are declared from how they are used.
         for _attempt in range(3):
-            extra = [f"-I{d}" for d in extra_dirs] + list(setup.prefix)
+            extra = [f"-I{d}" for d in extra_dirs] + [a for d in _LEARNED_DIRS for a in ("-idirafter", d)]
+            extra += list(setup.prefix)
             unsaved = []
             if recover:
                 extra += ["-include", RECOVER_HEADER]
@@ -147,9 +164,10 @@ def parse_file(
             new_dirs = [d for d in _include_dirs_for(missing, job) if d not in extra_dirs]
             if new_dirs:
                 extra_dirs += new_dirs
+                _LEARNED_DIRS.extend(d for d in new_dirs if d not in _LEARNED_DIRS)
                 continue
-            more = _recovery_declarations(tu, data_of, job.project_files, recover)
-            if not more:
+            more, needed = _recovery_declarations(tu, data_of, job.project_files, recover, watched)
+            if not needed:
                 break
             recover.update(more)
     except ci.TranslationUnitLoadError:

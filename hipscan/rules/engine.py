@@ -193,9 +193,14 @@ class RuleSet:
         # An API-table status never repeats what a catalogue rule says about the same token.
         api_locs = {k[1:] for k, (r, *_) in hits.items() if not r.is_api_rule}
         out: list[Finding] = []
+        lines_done: set[tuple] = set()
         for key in sorted(hits, key=lambda k: (k[1], k[2], k[3], self._order[k[0]])):
             rule, confidence, placeholders, fact = hits[key]
             loc = key[1:]
+            if rule.once_per_line:
+                if (rule.id, *loc[:2]) in lines_done:
+                    continue
+                lines_done.add((rule.id, *loc[:2]))
             if rule.fallback and loc[:2] in specific_lines:
                 continue
             if rule.is_api_rule:  # one API-table status per name use: the lowest rule id wins

@@ -62,6 +62,9 @@ class TUIndex:
         for c in facts.calls:
             self.callees[c.function].add(c.callee)
         self.declared: set[str] = {f.name for f in facts.functions}
+        # Names the project declares in headers whose facts went to another translation unit,
+        # when the front end provides them.
+        self.declared.update(getattr(facts, "declared", ()) or ())
         self.declared.update(d.name for d in facts.decls if d.kind != "param")
         for d in facts.directives:
             if d.kind == "define" and d.text:

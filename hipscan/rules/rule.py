@@ -30,6 +30,7 @@ class Rule:
     claims: tuple[str, ...] = ()
     claims_regex: re.Pattern[str] | None = None
     fallback: bool = False
+    once_per_line: bool = False
     fixed_in_rocm: tuple[int, ...] | None = None
     source: str = ""  # the rule file it came from
 

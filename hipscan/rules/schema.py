@@ -286,6 +286,7 @@ RULE_KEYS = {
     "claims": ("strs", False),  # extra names an API-table rule must leave to this rule
     "claims_regex": ("regex", False),  # ... and every name this matches in full
     "fallback": ("bool", False),  # dropped where another rule fires on the same line
+    "once_per_line": ("bool", False),  # report only the first match of a line
     "fixed_in_rocm": ("str", False),  # stops applying when the target ROCm is at least this
 }
 

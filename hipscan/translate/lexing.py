@@ -147,7 +147,12 @@ def lex_file(
     tu = index.parse(str(path), args=args, options=KEEP_GOING)
     tokens = []
     for t in tu.get_tokens(extent=tu.cursor.extent):
-        text = t.spelling
+        try:
+            text = t.spelling
+        except UnicodeDecodeError:  # a comment or string in another encoding: keep its bytes
+            start, end = t.extent.start.offset, t.extent.end.offset
+            tokens.append(Tok(_KINDS[t.kind], data[start:end].decode("utf-8", "replace"), start, end))
+            continue
         start = t.location.offset
         end = start + len(text.encode("utf-8"))
         if data[start:end].decode("utf-8", "replace") != text:  # a line splice inside the token

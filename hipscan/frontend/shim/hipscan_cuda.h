@@ -293,9 +293,9 @@ __device__ void __trap();
 __device__ void __brkpt();
 __device__ void __prof_trigger(int);
 #define __HIPSCAN_ATOMIC(N)                                                                         \
-  template <class T> __device__ T N(T *address, T val);                                             \
-  template <class T> __device__ T N##_block(T *address, T val);                                     \
-  template <class T> __device__ T N##_system(T *address, T val);
+  template <class T, class V> __device__ T N(T *address, V val);                                    \
+  template <class T, class V> __device__ T N##_block(T *address, V val);                            \
+  template <class T, class V> __device__ T N##_system(T *address, V val);
 __HIPSCAN_ATOMIC(atomicAdd)
 __HIPSCAN_ATOMIC(atomicSub)
 __HIPSCAN_ATOMIC(atomicExch)
@@ -307,9 +307,41 @@ __HIPSCAN_ATOMIC(atomicXor)
 __HIPSCAN_ATOMIC(atomicInc)
 __HIPSCAN_ATOMIC(atomicDec)
 #undef __HIPSCAN_ATOMIC
-template <class T> __device__ T atomicCAS(T *address, T compare, T val);
-template <class T> __device__ T atomicCAS_block(T *address, T compare, T val);
-template <class T> __device__ T atomicCAS_system(T *address, T compare, T val);
+template <class T, class C, class V> __device__ T atomicCAS(T *address, C compare, V val);
+template <class T, class C, class V> __device__ T atomicCAS_block(T *address, C compare, V val);
+template <class T, class C, class V> __device__ T atomicCAS_system(T *address, C compare, V val);
+
+/* device overloads of the C math library (clang overloads on __host__/__device__) */
+#define __HIPSCAN_MATH1(N) __device__ float N##f(float); __device__ double N(double);
+#define __HIPSCAN_MATH2(N) __device__ float N##f(float, float); __device__ double N(double, double);
+__HIPSCAN_MATH1(sin) __HIPSCAN_MATH1(cos) __HIPSCAN_MATH1(tan) __HIPSCAN_MATH1(asin) __HIPSCAN_MATH1(acos)
+__HIPSCAN_MATH1(atan) __HIPSCAN_MATH1(sinh) __HIPSCAN_MATH1(cosh) __HIPSCAN_MATH1(tanh) __HIPSCAN_MATH1(exp)
+__HIPSCAN_MATH1(exp2) __HIPSCAN_MATH1(exp10) __HIPSCAN_MATH1(expm1) __HIPSCAN_MATH1(log) __HIPSCAN_MATH1(log2)
+__HIPSCAN_MATH1(log10) __HIPSCAN_MATH1(log1p) __HIPSCAN_MATH1(sqrt) __HIPSCAN_MATH1(rsqrt) __HIPSCAN_MATH1(cbrt)
+__HIPSCAN_MATH1(fabs) __HIPSCAN_MATH1(floor) __HIPSCAN_MATH1(ceil) __HIPSCAN_MATH1(round) __HIPSCAN_MATH1(trunc)
+__HIPSCAN_MATH1(rint) __HIPSCAN_MATH1(erf) __HIPSCAN_MATH1(erfc) __HIPSCAN_MATH1(lgamma) __HIPSCAN_MATH1(tgamma)
+__HIPSCAN_MATH1(normcdf) __HIPSCAN_MATH1(normcdfinv) __HIPSCAN_MATH1(erfinv) __HIPSCAN_MATH1(sinpi) __HIPSCAN_MATH1(cospi)
+__HIPSCAN_MATH2(pow) __HIPSCAN_MATH2(atan2) __HIPSCAN_MATH2(fmod) __HIPSCAN_MATH2(fmin) __HIPSCAN_MATH2(fmax)
+__HIPSCAN_MATH2(hypot) __HIPSCAN_MATH2(copysign) __HIPSCAN_MATH2(fdim) __HIPSCAN_MATH2(remainder)
+#undef __HIPSCAN_MATH1
+#undef __HIPSCAN_MATH2
+__device__ float fmaf(float, float, float);
+__device__ double fma(double, double, double);
+__device__ void sincosf(float, float *, float *);
+__device__ void sincos(double, double *, double *);
+__device__ float __fsqrt_rn(float);
+__device__ int abs(int);
+__device__ long long llabs(long long);
+__device__ float fabsf(float);
+#define __HIPSCAN_MINMAX(T) __host__ __device__ T min(T, T); __host__ __device__ T max(T, T);
+__HIPSCAN_MINMAX(int) __HIPSCAN_MINMAX(unsigned int) __HIPSCAN_MINMAX(long) __HIPSCAN_MINMAX(unsigned long)
+__HIPSCAN_MINMAX(long long) __HIPSCAN_MINMAX(unsigned long long) __HIPSCAN_MINMAX(float) __HIPSCAN_MINMAX(double)
+#undef __HIPSCAN_MINMAX
+__device__ float saturate(float);
+__device__ int __isnanf(float);
+__device__ int isnan(float);
+__device__ int isinf(float);
+__device__ int isfinite(float);
 
 /* textures and surfaces: both the legacy reference forms and the object forms */
 template <class T, int d, enum cudaTextureReadMode m> __device__ T tex1Dfetch(texture<T, d, m>, int);
