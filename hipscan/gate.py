@@ -1,9 +1,9 @@
 """The CI gate: decide from a scan whether a change may merge, and say why not.
 
-Three independent conditions fail the gate: a finding at or above a severity (by default only
-findings of at least medium confidence count), a readiness score below a minimum, and findings
-that a baseline does not know. ``--diff-base`` narrows the finding conditions to files a git
-ref's diff touches; the score stays a property of the whole project.
+Two conditions fail the gate: a finding at or above a severity (by default only findings of at
+least medium confidence count), and a readiness score below a minimum. A baseline narrows the
+findings to the new ones (those it does not know); ``--diff-base`` narrows them to files a git
+ref's diff touches. The score stays a property of the whole project.
 """
 
 from __future__ import annotations

@@ -66,16 +66,23 @@ class _FunctionIndex:
             self.by_name[fn.name].append(d)
             self.by_path[fn.loc.path].append(d)
 
-    def resolve(self, name: str, qualname: str, from_path: str) -> list[_Definition]:
+    def resolve(
+        self, name: str, qualname: str, from_path: str, visible: frozenset[str] = frozenset()
+    ) -> list[_Definition]:
         """Definitions a call may reach: exact qualified name first, then the bare name.
 
-        Several candidates (overloads, same-named functions in unrelated samples) are narrowed to
-        those in the calling file when there are any there; otherwise all are kept, since the
-        front end does not tell which one overload resolution picked.
+        Candidates are narrowed to the calling file, else to the files of the calling
+        translation unit (``visible``: what it includes). A name defined only elsewhere is
+        linked when exactly one definition exists (an ``extern __device__`` function); with
+        several, the call is left unresolved rather than tied to same-named functions of
+        unrelated programs.
         """
         found = self.by_qualname.get(qualname) or self.by_name.get(_bare(name)) or []
-        local = [d for d in found if d.fn.loc.path == from_path]
-        return local or found
+        for scope in ({from_path}, visible):
+            near = [d for d in found if d.fn.loc.path in scope]
+            if near:
+                return near
+        return found if len(found) == 1 else []
 
     def enclosing(self, path: str, name: str, line: int) -> _Definition | None:
         """The innermost definition in ``path`` whose body holds ``line``.
@@ -91,6 +98,10 @@ class _FunctionIndex:
         named = [d for d in holding if name and _bare(name) == d.fn.name]
         pool = named or holding
         return max(pool, key=lambda d: (d.fn.loc.line, d.node)) if pool else None
+
+
+def _loc_key(loc) -> tuple:
+    return (loc.path, loc.line, loc.column)
 
 
 def _space_kind(space: str) -> str:
@@ -114,15 +125,16 @@ def build_graph(result: ScanResult) -> nx.DiGraph:
     functions: dict[tuple, FunctionFact] = {}
     includes, calls, launches = {}, {}, {}
     for ff in result.facts:
+        visible = frozenset(ff.files) | {ff.path}
         for fn in ff.functions:
             functions.setdefault((fn.loc.path, fn.loc.line, fn.qualname), fn)
         for inc in ff.includes:
             if inc.resolved:
                 includes.setdefault((inc.loc, inc.resolved), inc)
         for c in ff.calls:
-            calls.setdefault((c.loc, c.callee), c)
+            calls.setdefault((c.loc, c.callee), (c, visible))
         for la in ff.launches:
-            launches.setdefault((la.loc, la.kernel), la)
+            launches.setdefault((la.loc, la.kernel), (la, visible))
 
     index = _FunctionIndex(functions[k] for k in sorted(functions))
 
@@ -134,11 +146,11 @@ def build_graph(result: ScanResult) -> nx.DiGraph:
     # Which host functions launch kernels decides which host functions become nodes at all.
     launch_edges: list[tuple[_Definition, _Definition, int]] = []
     launchers: set[str] = set()
-    for la in sorted(launches.values(), key=lambda x: (x.loc.path, x.loc.line, x.loc.column)):
+    for la, visible in sorted(launches.values(), key=lambda x: _loc_key(x[0].loc)):
         caller = index.enclosing(la.loc.path, la.function, la.loc.line)
         if caller is None:
             continue
-        for target in index.resolve(la.kernel, la.kernel, la.loc.path):
+        for target in index.resolve(la.kernel, la.kernel, la.loc.path, visible):
             if target.fn.space == "global":
                 launch_edges.append((caller, target, la.loc.line))
                 launchers.add(caller.node)
@@ -170,11 +182,11 @@ def build_graph(result: ScanResult) -> nx.DiGraph:
     for caller, target, line in launch_edges:
         g.add_edge(add_function(caller), add_function(target), kind="launch", line=line)
 
-    for c in sorted(calls.values(), key=lambda x: (x.loc.path, x.loc.line, x.loc.column)):
+    for c, visible in sorted(calls.values(), key=lambda x: _loc_key(x[0].loc)):
         caller = index.enclosing(c.loc.path, c.function, c.loc.line)
         if caller is None or caller.node not in g:
             continue
-        for target in index.resolve(c.callee, c.qualname, c.loc.path):
+        for target in index.resolve(c.callee, c.qualname, c.loc.path, visible):
             if target.node in g and target.node != caller.node:
                 if not g.has_edge(caller.node, target.node):
                     g.add_edge(caller.node, target.node, kind="call", line=c.loc.line)
@@ -247,7 +259,7 @@ def graph_summary(g: nx.DiGraph, result: ScanResult, top: int = 10) -> dict:
     kinds = Counter(d["kind"] for _, d in g.nodes(data=True))
     edge_kinds = Counter(d["kind"] for _, _, d in g.edges(data=True))
     files = file_dependency_graph(g)
-    cycles = [sorted(c) for c in nx.strongly_connected_components(files) if len(c) > 1]
+    cycles = sorted(sorted(c) for c in nx.strongly_connected_components(files) if len(c) > 1)
 
     def worst(node: str) -> int:
         return max(severity_rank(result.findings[i].severity) for i in g.nodes[node]["findings"])
@@ -268,7 +280,7 @@ def graph_summary(g: nx.DiGraph, result: ScanResult, top: int = 10) -> dict:
     return {
         "nodes": dict(sorted(kinds.items())),
         "edges": dict(sorted(edge_kinds.items())),
-        "include_cycles": cycles,
+        "dependency_cycles": cycles,
         "device_side_launchers": sorted(set(device_launchers)),
         "most_included": [{"path": p, "dependents": n} for n, p in fan_in],
         "hot_spots": [

@@ -241,3 +241,13 @@ def test_check_writes_a_report(cli, tmp_path):
     assert json.loads(out.read_text())["version"] == "2.1.0"
     r = cli("check", str(cli.root), "--format", "json", "--fail-on", "none")
     assert r.exit_code == 0 and json.loads(r.stdout)["tool"] == "hipscan"
+
+
+def test_pre_commit_hook_runs_the_check_command():
+    yaml = pytest.importorskip("yaml")
+    from hipscan.cli import main
+
+    hooks = yaml.safe_load((Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = hooks
+    assert hook["id"] == "hipscan-check" and hook["entry"] == "hipscan check"
+    assert "check" in main.commands and hook["pass_filenames"] is False

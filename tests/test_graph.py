@@ -109,7 +109,38 @@ def test_summary(tmp_path):
     s = graph_summary(build_graph(result), result)
     assert s["nodes"] == {"device-function": 1, "file": 6, "host-function": 2, "kernel": 3}
     assert s["edges"] == {"call": 2, "defines": 6, "include": 4, "launch": 3}
-    assert s["include_cycles"] == [["common/config.h", "common/warp.cuh"]]
+    assert s["dependency_cycles"] == [["common/config.h", "common/warp.cuh"]]
     assert s["device_side_launchers"] == ["parent"]
     assert s["hot_spots"][0]["worst_severity"] == "blocker"
     assert s["hot_spots"][0]["path"] == "src/tree.cu"
+
+
+def test_same_named_functions_in_unrelated_files_are_not_linked(tmp_path):
+    """``reduce`` defined in two unrelated programs: a call from a third is left unresolved,
+    a call from a file that includes one of them goes to that one."""
+    from hipscan.facts import CallFact, FileFacts, FunctionFact, Loc
+    from hipscan.model import FileResult, ScanResult
+
+    a = FunctionFact("reduce", "reduce", Loc("a/k.cuh", 1, 17), 3, "device")
+    b = FunctionFact("reduce", "reduce", Loc("b/k.cuh", 1, 17), 3, "device")
+    ka = FunctionFact("ka", "ka", Loc("a/main.cu", 2, 17), 4, "global")
+    kc = FunctionFact("kc", "kc", Loc("c/main.cu", 2, 17), 4, "global")
+    facts = [
+        FileFacts(
+            "a/main.cu",
+            files=["a/main.cu", "a/k.cuh"],
+            functions=[a, ka],
+            calls=[CallFact("reduce", "reduce", Loc("a/main.cu", 3, 3), "global", "ka")],
+        ),
+        FileFacts("b/main.cu", files=["b/main.cu", "b/k.cuh"], functions=[b]),
+        FileFacts(
+            "c/main.cu",
+            files=["c/main.cu"],
+            functions=[kc],
+            calls=[CallFact("reduce", "reduce", Loc("c/main.cu", 3, 3), "global", "kc")],
+        ),
+    ]
+    files = [FileResult(p, "ok", 4) for p in ("a/main.cu", "b/main.cu", "c/main.cu")]
+    g = build_graph(ScanResult(tmp_path, files, [], facts))
+    calls = sorted((a, b) for a, b, d in g.edges(data=True) if d["kind"] == "call")
+    assert calls == [("fn:a/main.cu:2:ka", "fn:a/k.cuh:1:reduce")]

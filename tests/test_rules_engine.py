@@ -138,10 +138,9 @@ def test_shuffle_offset_needs_a_shuffle_in_the_same_function(rules):
 def test_ballot_kept_in_32_bits(rules):
     facts = FileFacts(path=P)
     facts.calls = [
-        CallFact("__ballot_sync", "__ballot_sync", loc(2), "device", "v", ("m", "p"), "unsigned int"),
-        CallFact("__ballot_sync", "__ballot_sync", loc(3), "device", "v", ("m", "p"),
-                 "unsigned long long"),
-    ]  # fmt: skip
+        CallFact("__ballot_sync", "__ballot_sync", loc(2), "device", "v", ("m", "p"), "unsigned"),
+        CallFact("__ballot_sync", "__ballot_sync", loc(3), "device", "v", ("m", "p"), "uint64_t"),
+    ]
     got = [r for r in ids(run(rules, facts)) if r[0] == "HIP308"]
     assert got == [("HIP308", 2)]
 
@@ -157,14 +156,17 @@ def test_function_attributes(rules):
     assert ids(run(rules, facts)) == [("HIP551", 1), ("HIP552", 5), ("HIP601", 13)]
 
 
+SET = "cudaFuncSetAttribute"
+
+
 def test_shared_memory_size_is_evaluated(rules):
     facts = FileFacts(path=P)
     attr = "cudaFuncAttributeMaxDynamicSharedMemorySize"
     facts.calls = [
-        CallFact("cudaFuncSetAttribute", "cudaFuncSetAttribute", loc(1), "host", "f", ("k", attr, "96 * 1024")),
-        CallFact("cudaFuncSetAttribute", "cudaFuncSetAttribute", loc(2), "host", "f", ("k", attr, "0xC000")),
-        CallFact("cudaFuncSetAttribute", "cudaFuncSetAttribute", loc(3), "host", "f", ("k", attr, "smem")),
-    ]  # fmt: skip
+        CallFact(SET, SET, loc(1), "host", "f", ("k", attr, "96 * 1024")),
+        CallFact(SET, SET, loc(2), "host", "f", ("k", attr, "0xC000")),
+        CallFact(SET, SET, loc(3), "host", "f", ("k", attr, "smem")),
+    ]
     assert ids(run(rules, facts)) == [("HIP561", 1), ("HIP562", 3)]
 
 
@@ -173,7 +175,9 @@ def test_directives_members_includes(rules):
     facts.directives = [
         DirectiveFact("if", "__CUDA_ARCH__ >= 800", loc(1, 1), ("__CUDA_ARCH__",)),
         DirectiveFact("ifdef", "__CUDA_ARCH__", loc(2, 1), ("__CUDA_ARCH__",)),
-        DirectiveFact("if", "defined ( __HIP_PLATFORM_AMD__ )", loc(3, 1), ("__HIP_PLATFORM_AMD__",)),
+        DirectiveFact(
+            "if", "defined ( __HIP_PLATFORM_AMD__ )", loc(3, 1), ("__HIP_PLATFORM_AMD__",)
+        ),
     ]
     facts.members = [
         MemberRefFact("major", "cudaDeviceProp", loc(4), "host", "f", "prop.major >= 7"),
@@ -244,9 +248,14 @@ def test_low_confidence_can_be_excluded(rules):
 
 def test_suppressions(rules):
     facts = FileFacts(path=P)
-    facts.launches = [LaunchFact("a", loc(3), "global", "p"), LaunchFact("b", loc(4), "global", "p")]
+    facts.launches = [
+        LaunchFact("a", loc(3), "global", "p"),
+        LaunchFact("b", loc(4), "global", "p"),
+    ]
     facts.calls = [CallFact("clock64", "clock64", loc(5), "device", "t")]
-    facts.suppressions = {P: {3: frozenset({"HIP101"}), 4: frozenset({"*"}), 5: frozenset({"timers"})}}
+    facts.suppressions = {
+        P: {3: frozenset({"HIP101"}), 4: frozenset({"*"}), 5: frozenset({"timers"})}
+    }
     assert run(rules, facts) == []
 
 

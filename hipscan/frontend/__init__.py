@@ -31,6 +31,21 @@ def parse_file(
     return _parse_job(job, setup, watched, config.max_file_size)
 
 
+FACT_LISTS = ("functions", "calls", "launches", "asms", "decls", "idents", "literals", "members", "includes",
+              "directives")  # fmt: skip
+
+
+def _drop_taken_headers(facts: FileFacts, covered: set[str], root: Path) -> None:
+    """Two workers may take the same header at once; keep the facts of whichever came back first."""
+    taken = {f for f in facts.files if f != facts.path and str(root / f) in covered}
+    if not taken:
+        return
+    for name in FACT_LISTS:
+        setattr(facts, name, [x for x in getattr(facts, name) if x.loc.path not in taken])
+    facts.suppressions = {k: v for k, v in facts.suppressions.items() if k not in taken}
+    facts.files = [f for f in facts.files if f not in taken]
+
+
 def collect(
     sources: SourceSet,
     config: ScanConfig,
@@ -72,6 +87,7 @@ def collect(
         for facts in run_jobs(
             jobs, setup, watched, config.max_file_size, workers, config.timeout, before
         ):
+            _drop_taken_headers(facts, covered, root)
             covered.update(str(root / f) for f in facts.files)
             done += 1
             if progress:

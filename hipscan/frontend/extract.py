@@ -39,6 +39,9 @@ _lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
 PREPROCESSING_KINDS = frozenset({500, 501, 502, 503})  # directive, macro definition/expansion, include
 _lib.clang_Location_isInSystemHeader.argtypes = [ci.SourceLocation]
 _lib.clang_Location_isInSystemHeader.restype = ctypes.c_int
+BINOP_KINDS = frozenset({K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR})
+CALLABLE_KINDS = frozenset({K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE, K.CONVERSION_FUNCTION,
+                            K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL})  # fmt: skip  (the last three: function pointers)
 CONFIG_FUNCTIONS = frozenset({"__cudaPushCallConfiguration", "cudaConfigureCall"})
 FUNCTION_KINDS = frozenset(
     {
@@ -185,6 +188,8 @@ class Extractor:
             return
         elif kind == K.MEMBER_REF_EXPR:
             self.member(c, space, fname, parents)
+        elif kind in BINOP_KINDS and space not in ("host", "file"):
+            self.folded_operands(c, space, fname, parents)
         parents.append(c)
         for child in c.get_children():
             self.visit(child, space, fname, parents)
@@ -308,8 +313,8 @@ class Extractor:
             if base is not None:
                 member_of = _strip_type(base.type.spelling)
         ref = c.referenced
-        if ref is not None and ref.kind == K.CONSTRUCTOR:
-            return  # object construction (often implicit, e.g. dim3 from an int) is not an API call
+        if ref is not None and ref.kind not in CALLABLE_KINDS:
+            return  # construction (often implicit, e.g. dim3 from an int) or a cast, not a call
         qual = (
             self.qualname(ref)
             if ref is not None
@@ -374,7 +379,7 @@ class Extractor:
             at = at.element_type
         if kind == K.VAR_DECL and children:
             last = children[-1]
-            if last.kind.is_expression() or last.kind == K.INIT_LIST_EXPR:
+            if last.kind.is_expression() and self._is_initializer(c, last, where[1], where[2]):
                 init = self.text(last, 200)
         self.facts.decls.append(
             DeclFact(
@@ -388,6 +393,14 @@ class Extractor:
                 init=init,
             )  # fmt: skip
         )
+
+    def _is_initializer(self, decl: ci.Cursor, expr: ci.Cursor, absname: str, name_off: int) -> bool:
+        """An expression after `=`, `(` or `{` following the name, not an array size."""
+        start = expr.extent.start
+        if start.file is None or start.file.name != absname:
+            return False
+        between = self.files[absname][1].data[name_off + len(decl.spelling) : start.offset]
+        return b"[" not in between and any(ch in between for ch in (b"=", b"(", b"{"))
 
     def asm(self, c: ci.Cursor, space: str, fname: str) -> None:
         where = self.loc(c)
@@ -425,6 +438,8 @@ class Extractor:
                 op = binary_operator(p)
                 kids = list(p.get_children())
                 others = [k for k in kids if k != child]
+                if op in ("+", "-", "*", "<<", "|") and others and evaluate_int(others[0]) is not None:
+                    return  # part of a constant expression, recorded whole by folded_operands
                 if others:
                     other = self.text(others[0], 200)
                     other_type = others[0].type.spelling
@@ -474,6 +489,38 @@ class Extractor:
                 other_type=other_type,
             )  # fmt: skip
         )
+
+    def folded_operands(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
+        """Constant operands that are not a bare literal: `tid & (WARP - 1)`, `x % kWarpSize`."""
+        kids = list(c.get_children())
+        if len(kids) != 2:
+            return
+        op = binary_operator(c)
+        for side, other in ((kids[0], kids[1]), (kids[1], kids[0])):
+            inner = side
+            while inner.kind in WRAPPERS and inner.kind != K.UNARY_OPERATOR:
+                nxt = next(iter(inner.get_children()), None)
+                if nxt is None:
+                    break
+                inner = nxt
+            if inner.kind == K.INTEGER_LITERAL:
+                continue  # the literal itself is recorded by literal()
+            if inner.kind in BINOP_KINDS and binary_operator(inner) in ("+", "-", "*", "<<", "|") and op in ("+", "-", "*", "<<", "|"):
+                continue  # only the outermost constant expression counts
+            value = evaluate_int(side)
+            if value is None or value not in WARP_VALUES:
+                continue
+            where = self.loc(side)
+            if where is None:
+                continue
+            role = "compare" if op in COMPARE_OPS else "binop"
+            if role == "compare" and any(q.kind == K.FOR_STMT for q in parents[-3:]):
+                role = "loop-bound"
+            self.facts.literals.append(
+                LiteralFact(value=value, spelling=self.text(side, 80) or str(value), loc=where[0], context=space,
+                            function=fname, role=role, op=op, other=self.text(other, 200),
+                            other_type=other.type.spelling)  # fmt: skip
+            )
 
     def member(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
         cond = None

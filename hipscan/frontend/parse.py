@@ -23,8 +23,9 @@ UNDECLARED = re.compile(
 )
 NOT_FOUND = re.compile(r"'([^']+)' file not found")
 MAX_DIAGNOSTICS = 20
-# Folders this process found missing headers in; searched last (-idirafter) for later files of
-# the same scan, since one tree's files mostly share them. Saves a re-parse per file.
+# Folders this process found missing headers in; searched after the file's own include folders
+# for later files of the same scan, since one tree's files mostly share them: saves a re-parse
+# per file. (Not -idirafter: that would mark the project's headers as system headers.)
 _LEARNED_DIRS: list[str] = []
 
 
@@ -153,7 +154,7 @@ def parse_file(
         # Up to three parses: missing project headers are located first (they declare most of
         # what looks undeclared), then names still unknown are declared from how they are used.
         for _attempt in range(3):
-            extra = [f"-I{d}" for d in extra_dirs] + [a for d in _LEARNED_DIRS for a in ("-idirafter", d)]
+            extra = [f"-I{d}" for d in extra_dirs] + [f"-I{d}" for d in _LEARNED_DIRS if d not in extra_dirs]
             extra += list(setup.prefix)
             unsaved = []
             if recover:

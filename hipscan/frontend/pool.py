@@ -16,7 +16,10 @@ from hipscan.frontend.clang import ParseSetup
 from hipscan.frontend.parse import ParseJob, parse_file
 
 
-def _worker(conn: Connection, setup: ParseSetup, watched: frozenset[str], max_size: int) -> None:
+ParseFn = Callable[[ParseJob, ParseSetup, frozenset, int], FileFacts]
+
+
+def _worker(conn: Connection, setup: ParseSetup, watched: frozenset[str], max_size: int, parse: ParseFn) -> None:
     while True:
         try:
             job = conn.recv()
@@ -25,7 +28,7 @@ def _worker(conn: Connection, setup: ParseSetup, watched: frozenset[str], max_si
         if job is None:
             return
         try:
-            facts = parse_file(job, setup, watched, max_size)
+            facts = parse(job, setup, watched, max_size)
         except Exception as exc:  # a bug must not stop the scan: report it as this file's status
             from pathlib import Path
 
@@ -39,9 +42,9 @@ def _worker(conn: Connection, setup: ParseSetup, watched: frozenset[str], max_si
 
 
 class _Slot:
-    def __init__(self, ctx, setup: ParseSetup, watched: frozenset[str], max_size: int) -> None:
+    def __init__(self, ctx, setup: ParseSetup, watched: frozenset[str], max_size: int, parse: ParseFn) -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, setup, watched, max_size), daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, setup, watched, max_size, parse), daemon=True)
         self.proc.start()
         child.close()
         self.job: ParseJob | None = None
@@ -70,6 +73,7 @@ def run_jobs(
     workers: int,
     timeout: float,
     before_dispatch: Callable[[ParseJob], ParseJob] | None = None,
+    parse: ParseFn = parse_file,
 ) -> Iterator[FileFacts]:
     """Yield FileFacts as files finish (completion order)."""
     from pathlib import Path
@@ -82,7 +86,7 @@ def run_jobs(
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     slots = [
-        _Slot(ctx, setup, watched, max_size) for _ in range(max(1, min(workers, len(pending))))
+        _Slot(ctx, setup, watched, max_size, parse) for _ in range(max(1, min(workers, len(pending))))
     ]
     try:
         while True:
@@ -95,7 +99,7 @@ def run_jobs(
                     try:
                         slot.conn.send(job)
                     except (BrokenPipeError, OSError):
-                        slots[i] = _Slot(ctx, setup, watched, max_size)
+                        slots[i] = _Slot(ctx, setup, watched, max_size, parse)
                         pending.append(job)
             busy = [s for s in slots if s.job is not None]
             if not busy:
@@ -120,7 +124,7 @@ def run_jobs(
                             else f"exit code {code}"
                         )
                         slot.stop(kill=True)
-                        slots[i] = _Slot(ctx, setup, watched, max_size)
+                        slots[i] = _Slot(ctx, setup, watched, max_size, parse)
                         yield FileFacts(
                             path=rel, status=f"error: libclang crashed on this file ({why})"
                         )
@@ -129,7 +133,7 @@ def run_jobs(
                     yield result
                 elif time.monotonic() - slot.started > timeout:
                     slot.stop(kill=True)
-                    slots[i] = _Slot(ctx, setup, watched, max_size)
+                    slots[i] = _Slot(ctx, setup, watched, max_size, parse)
                     yield FileFacts(path=rel, status=f"error: parse timed out after {timeout:g} s")
     finally:
         for slot in slots:

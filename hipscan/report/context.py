@@ -7,9 +7,9 @@ without either the writers fall back to what the findings themselves carry.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -17,7 +17,7 @@ import networkx as nx
 from hipscan import __version__
 from hipscan.effort import EffortProfile, EffortReport, estimate
 from hipscan.graph import build_graph, graph_summary
-from hipscan.model import Finding, ScanResult
+from hipscan.model import SEVERITIES, Finding, ScanResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,15 +82,6 @@ def rule_meta(rules: Any, finding: Finding) -> RuleMeta:
     )
 
 
-def builtin_rules() -> Any:
-    """The built-in rule set, or None while the rule engine is not importable."""
-    try:
-        from hipscan.rules import load_rules
-    except ImportError:
-        return None
-    return load_rules()
-
-
 @dataclass(slots=True)
 class ReportContext:
     rules: Any = None  # RuleSet, or {rule_id: {title, explanation, ...}}, or None
@@ -127,10 +118,6 @@ class ReportContext:
 
 def summary(result: ScanResult, ctx: ReportContext) -> dict:
     """The ``summary`` block shared by the JSON, Markdown and HTML reports."""
-    from collections import Counter
-
-    from hipscan.model import SEVERITIES
-
     ctx.ensure(result)
     sev = Counter(f.severity for f in result.findings)
     cat = Counter(f.category for f in result.findings)
@@ -149,14 +136,3 @@ def summary(result: ScanResult, ctx: ReportContext) -> dict:
         "effort": ctx.effort.to_dict(result.findings),
         "graph": graph_summary(ctx.graph, result),
     }
-
-
-def source_excerpt(root: Path, path: str, line: int, around: int) -> list[tuple[int, str]]:
-    """Lines ``line - around .. line + around`` of a scanned file, or [] when it cannot be read."""
-    try:
-        text = (Path(root) / path).read_text("utf-8", errors="replace")
-    except OSError:
-        return []
-    rows = text.splitlines()
-    lo, hi = max(1, line - around), min(len(rows), line + around)
-    return [(n, rows[n - 1]) for n in range(lo, hi + 1)]

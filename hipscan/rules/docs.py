@@ -66,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
         if current != text:
-            print(f"{args.output} is out of date: run python -m hipscan.rules.docs", file=sys.stderr)
+            print(
+                f"{args.output} is out of date: run python -m hipscan.rules.docs", file=sys.stderr
+            )
             return 1
         return 0
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,6 @@
-"""Precision and recall of the rules on a labelled corpus (``python -m hipscan.rules.evaluate DIR``).
+"""Precision and recall of the rules on a labelled corpus.
+
+Run ``python -m hipscan.rules.evaluate DIR``.
 
 A corpus file marks each line that must produce a finding with a trailing ``// expect: HIP101``
 (``# expect:`` in build files; several ids comma-separated). Every finding on an unmarked line is
@@ -18,7 +20,19 @@ from pathlib import Path
 from hipscan.config import ScanConfig
 
 MARKER = re.compile(r"(?://|#)\s*expect:\s*([A-Z0-9_, ]+?)\s*$")
-CORPUS_SUFFIXES = {".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".txt", ".cmake", ".py", ".json"}
+CORPUS_SUFFIXES = {
+    ".cu",
+    ".cuh",
+    ".h",
+    ".hpp",
+    ".cpp",
+    ".cc",
+    ".c",
+    ".txt",
+    ".cmake",
+    ".py",
+    ".json",
+}
 
 Key = tuple[str, int, str]  # (path relative to the corpus root, line, rule id)
 
@@ -47,7 +61,9 @@ def actual_findings(root: Path, config: ScanConfig | None = None) -> tuple[set[K
     from hipscan.api import scan
 
     result = scan([root], config or ScanConfig(jobs=1), keep_facts=False)
-    failed = [f"{f.path}: {f.status}" for f in result.files if f.status.startswith(("error", "skip"))]
+    failed = [
+        f"{f.path}: {f.status}" for f in result.files if f.status.startswith(("error", "skip"))
+    ]
     return {(f.path, f.line, f.rule) for f in result.findings}, failed
 
 

@@ -50,7 +50,7 @@ class Rule:
 
     @property
     def short_fix(self) -> str:
-        """What goes into ``Finding.fix``: the explicit ``fix`` or the first remediation sentence."""
+        """``Finding.fix``: the explicit ``fix``, else the first sentence of the remediation."""
         if self.fix:
             return self.fix
         first = self.remediation.strip().split("\n\n")[0].replace("\n", " ")

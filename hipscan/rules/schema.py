@@ -1,4 +1,4 @@
-"""Rule-file schema: reads one TOML file into validated ``Rule`` objects or raises ``RuleFileError``.
+"""Rule-file schema: one TOML file -> validated rule fields, or a ``RuleFileError``.
 
 Validation is strict on purpose: a misspelt key in a rule file would otherwise silently widen
 or disable a rule, and a portability gate must not drift without anyone noticing.
@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 import string
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from hipscan.facts import DEVICE_CONTEXTS
 from hipscan.model import CONFIDENCES, EFFORT_CLASSES, SEVERITIES

@@ -1,0 +1,194 @@
+"""The libclang front end on small CUDA files written for these tests (fixtures/frontend)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from hipscan.config import ScanConfig
+from hipscan.facts import FileFacts
+from hipscan.frontend import collect, discover, parse_file
+from hipscan.frontend.clang import make_setup
+from hipscan.frontend.parse import ParseJob, read_source
+from hipscan.frontend.pool import run_jobs
+
+ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "frontend"
+PROJECT = ROOT / "project"
+WATCHED = frozenset({"cudaDeviceSynchronize", "__ballot_sync", "cudaMalloc"})
+
+
+@pytest.fixture(scope="module")
+def scanned() -> dict[str, FileFacts]:
+    sources = discover([PROJECT], ScanConfig().excludes)
+    return {f.path: f for f in collect(sources, ScanConfig(jobs=2), WATCHED)}
+
+
+def where(facts, **match):
+    return [(x.loc.line, x.loc.column) for x in facts if all(getattr(x, k) == v for k, v in match.items())]
+
+
+def test_kernels_and_functions_have_execution_spaces(scanned):
+    f = scanned["src/launches.cu"]
+    spaces = {fn.name: fn.space for fn in f.functions}
+    assert spaces["parent_kernel"] == "global"
+    assert spaces["host_side"] == "host"
+    assert [fn.is_template for fn in f.functions if fn.name == "templ_kernel"] == [True]
+
+
+def test_launches_host_and_device_side_with_configuration(scanned):
+    launches = {(x.kernel, x.context, x.loc.line, x.loc.column): x.config for x in scanned["src/launches.cu"].launches}
+    assert launches[("child_kernel", "global", 9, 3)] == ("1", "32")
+    assert launches[("parent_kernel", "host", 16, 3)] == ("dim3(4)", "dim3(128)", "0", "0")
+
+
+def test_launch_of_undeclared_or_template_kernel_is_not_lost(scanned):
+    """A missing header must not hide launches: the recovery pass and the token fallback."""
+    kernels = {(x.kernel, x.context) for x in scanned["src/launches.cu"].launches}
+    assert ("undeclared_kernel", "global") in kernels
+    assert ("missing_host_kernel", "host") in kernels
+    assert ("templ_kernel", "global") in kernels
+    assert scanned["src/launches.cu"].status == "parse-errors"
+
+
+def test_call_inside_macro_argument_has_exact_column(scanned):
+    calls = scanned["src/context.cu"].calls
+    assert where(calls, callee="cudaDeviceSynchronize") == [(8, 11)]
+
+
+def test_comments_strings_and_if0_produce_nothing(scanned):
+    f = scanned["src/context.cu"]
+    assert where(f.idents, name="cudaDeviceSynchronize") == [(8, 11)]
+    assert all("trap" not in a.text for a in f.asms)
+
+
+def test_asm_in_device_pass_branch_is_found_by_token_fallback(scanned):
+    asms = {a.text: a for a in scanned["src/context.cu"].asms}
+    timer = asms["mov.u32 %0, %%globaltimer_lo;"]
+    assert timer.from_inactive_branch and timer.context == "global"
+    assert timer.registers == ("%globaltimer_lo",)
+    assert (timer.loc.line, timer.loc.column) == (10, 3)
+    host = asms["rdtsc"]
+    assert host.context == "host" and not host.from_inactive_branch
+
+
+def test_header_facts_are_taken_once(scanned):
+    owners = [path for path, f in scanned.items() if "include/kernels.cuh" in f.files]
+    assert len(owners) == 1
+    lits = [x for f in scanned.values() for x in f.literals if x.loc.path == "include/kernels.cuh"]
+    assert [(x.value, x.op, x.other, x.loc.line) for x in lits] == [(31, "&", "tid", 4)]
+
+
+def test_declarations_types_storage_and_array_dims(scanned):
+    decls = {d.name: d for d in scanned["src/decls.cu"].decls}
+    assert decls["texRef"].type == "texture<float, 1, cudaReadModeElementType>"
+    assert decls["texRef"].loc.line == 3
+    assert "constant" in decls["coeffs"].storage
+    assert decls["per_warp"].array_dims == ("32",) and "shared" in decls["per_warp"].storage
+    assert decls["obj"].type == "cudaTextureObject_t"
+    assert decls["ballot"].init.startswith("__ballot_sync(")
+
+
+def test_literal_roles_in_device_code(scanned):
+    lits = {(x.loc.line, x.value): x for x in scanned["src/decls.cu"].literals}
+    assert lits[(7, 32)].role == "array-dim"
+    assert lits[(10, 0xFFFFFFFF)].role == "arg" and lits[(10, 0xFFFFFFFF)].op == "__ballot_sync"
+    assert lits[(11, 32)].op == "/" and lits[(11, 32)].other == "threadIdx.x"
+    calls = {c.callee: c for c in scanned["src/decls.cu"].calls}
+    assert calls["__ballot_sync"].result_type == "unsigned int"
+    assert [c.args for c in scanned["src/decls.cu"].calls if c.callee == "tex1Dfetch"] == [
+        ("texRef", "threadIdx.x"),
+        ("obj", "threadIdx.x"),
+    ]
+
+
+def test_member_reference_in_condition(scanned):
+    m = scanned["src/decls.cu"].members
+    assert [(x.member, x.record, x.expr) for x in m] == [("major", "cudaDeviceProp", "prop.major >= 7")]
+
+
+def test_suppression_comments(scanned):
+    sup = scanned["src/context.cu"].suppressions["src/context.cu"]
+    assert sup[16] == frozenset({"HIP303"})
+    assert sup[18] == frozenset({"*"})
+
+
+def test_folded_constants(tmp_path):
+    src = tmp_path / "f.cu"
+    src.write_text(
+        "#define WARP 32\nconstexpr int kWarp = 32;\n__global__ void k(int *o) {\n"
+        "  int tid = threadIdx.x;\n  o[0] = tid & (WARP - 1);\n  o[1] = tid % kWarp;\n"
+        "  for (int i = 0; i < 32; ++i) o[i] = 0;\n}\n"
+    )
+    f = parse_file(src, tmp_path)
+    got = {(x.loc.line, x.value, x.op, x.role) for x in f.literals}
+    assert got == {(5, 31, "&", "binop"), (6, 32, "%", "binop"), (7, 32, "<", "loop-bound")}
+
+
+def test_result_does_not_depend_on_working_directory(tmp_path, monkeypatch):
+    a = parse_file(PROJECT / "src" / "decls.cu", PROJECT)
+    monkeypatch.chdir(tmp_path)
+    b = parse_file(PROJECT / "src" / "decls.cu", PROJECT)
+    assert a.status == b.status == "ok"
+    assert a.literals == b.literals and a.decls == b.decls and a.calls == b.calls
+
+
+def test_bad_files_get_a_status_and_the_scan_goes_on():
+    sources = discover([ROOT / "bad"], ScanConfig().excludes)
+    status = {f.path: f.status for f in collect(sources, ScanConfig(jobs=2), frozenset())}
+    assert status["binary.cu"] == "skipped: binary file"
+    assert status["empty.cu"] == "skipped: empty file"
+    assert status["broken_link.cu"] == "skipped: broken symbolic link"
+    assert status["latin1.cu"] == "ok"
+    assert status["good.cu"] == "ok"
+
+
+def test_oversized_and_unreadable(tmp_path, monkeypatch):
+    big = tmp_path / "big.cu"
+    big.write_text("int x;\n" * 100)
+    data, why = read_source(big, 50)
+    assert data is None and why.startswith("skipped: larger than --max-file-size")
+
+    def denied(self):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "read_bytes", denied)
+    data, why = read_source(big, 10_000)
+    assert data is None and why == "skipped: permission denied"
+
+
+def _crash_or_hang(job, setup, watched, max_size):
+    name = Path(job.path).name
+    if name == "crash.cu":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if name == "hang.cu":
+        time.sleep(60)
+    return FileFacts(path=name)
+
+
+def test_worker_crash_and_timeout_are_contained(tmp_path):
+    for name in ("crash.cu", "hang.cu", "fine.cu", "fine2.cu"):
+        (tmp_path / name).write_text("int x;\n")
+    jobs = [ParseJob(str(tmp_path / n), str(tmp_path)) for n in ("crash.cu", "hang.cu", "fine.cu", "fine2.cu")]
+    setup = make_setup(ScanConfig(use_pch=False))
+    start = time.monotonic()
+    got = {f.path: f.status for f in run_jobs(jobs, setup, frozenset(), 10**6, 2, 2.0, parse=_crash_or_hang)}
+    assert time.monotonic() - start < 30
+    assert got["crash.cu"].startswith("error: libclang crashed on this file (signal 11)")
+    assert got["hang.cu"] == "error: parse timed out after 2 s"
+    assert got["fine.cu"] == got["fine2.cu"] == "ok"
+
+
+def test_discovery_picks_cuda_files_and_honours_excludes(tmp_path):
+    (tmp_path / "a.cu").write_text("__global__ void k() {}\n")
+    (tmp_path / "host.cpp").write_text("int main() { cudaMalloc(0, 0); }\n")
+    (tmp_path / "plain.cpp").write_text("int main() { return 0; }\n")
+    (tmp_path / "third_party").mkdir()
+    (tmp_path / "third_party" / "b.cu").write_text("__global__ void k() {}\n")
+    (tmp_path / "CMakeLists.txt").write_text("enable_language(CUDA)\n")
+    s = discover([tmp_path], ScanConfig().excludes + ("third_party",))
+    assert sorted(p.name for p in s.sources) == ["a.cu", "host.cpp"]
+    assert [p.name for p in s.build_files] == ["CMakeLists.txt"]
