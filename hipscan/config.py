@@ -53,6 +53,7 @@ class ScanConfig:
     rocm_version: tuple[int, ...] = (6, 4)
     include_low_confidence: bool = True
     use_pch: bool = True
+    use_cache: bool = True  # content-hash cache of per-file facts
     cache_dir: str = ""  # "" = $XDG_CACHE_HOME/hipscan or ~/.cache/hipscan
     progress: bool = False
 

@@ -355,7 +355,7 @@ def estimate(
     # Per file.
     cuda = _cuda_files(result)
     lines = {f.path: f.lines for f in result.files}
-    all_paths = sorted(set(lines) | {f.path for f in result.findings} | set(files_g))
+    all_paths = sorted(set(lines) | {f.path for f in result.findings} | set(files_g) | cuda)
     files = {p: FileEffort(p, cuda=p in cuda, fan_in=fan_in_of.get(p, 0)) for p in all_paths}
     for fe in per_finding:
         f = result.findings[fe.index]

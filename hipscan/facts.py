@@ -170,7 +170,8 @@ class FileFacts:
     lines: int = 0
     parse_seconds: float = 0.0
     mode: str = "shim"
-    files: list[str] = field(default_factory=list)  # every project file this TU's facts touch
+    files: list[str] = field(default_factory=list)  # project files whose facts this TU carries
+    inputs: list[str] = field(default_factory=list)  # every project file the parse read
     functions: list[FunctionFact] = field(default_factory=list)
     calls: list[CallFact] = field(default_factory=list)
     launches: list[LaunchFact] = field(default_factory=list)

@@ -71,3 +71,12 @@ def test_explain_lookup_by_id_and_name(rules):
     assert rules.get("HIP101").name == "device-side-launch"
     assert rules.get("hip101") is rules.get("device-side-launch")
     assert rules.get("HIP0") is None
+
+
+def test_catalogue_rules_have_examples(rules):
+    for r in rules.rules:
+        if r.is_api_rule:
+            continue
+        assert r.example_cuda.strip() and r.example_hip.strip(), r.id
+        page = r.doc_markdown()
+        assert "```cuda" in page and "```cpp" in page

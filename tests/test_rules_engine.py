@@ -314,3 +314,60 @@ def test_helpers():
 
 def test_apply_on_empty_facts_is_empty(rules):
     assert run(rules, FileFacts(path=P)) == []
+
+
+def _entry(name: str, **kw):
+    from hipscan.apitable import ApiEntry
+
+    base = dict(library="runtime", section="s", kind="function", cuda_name=name, hip_name="",
+                roc_name="", cuda_added="", cuda_deprecated="", cuda_removed="", hip_added="",
+                hip_deprecated="", hip_removed="", hip_experimental="", unsupported=False,
+                no_hip_or_roc=False, roc_library="")  # fmt: skip
+    base.update(kw)
+    return ApiEntry(**base)
+
+
+def test_api_statuses_with_a_small_table(rules):
+    from hipscan.apitable import ApiTable
+    from hipscan.rules import RuleSet
+
+    table = ApiTable(
+        {
+            "cuGone": _entry("cuGone", hip_name="hipGone", hip_added="1.0.0", hip_removed="6.0.0"),
+            "cuExp": _entry(
+                "cuExp", hip_name="hipExp", hip_added="6.1.0", hip_experimental="6.1.0"
+            ),
+            "cuNew": _entry("cuNew", hip_name="hipNew", hip_added="6.3.0"),
+            "cuOld": _entry("cuOld", hip_name="hipOld", hip_added="1.0.0", cuda_removed="12.0"),
+            "cuNone": _entry(
+                "cuNone", unsupported=True, no_hip_or_roc=True, cuda_deprecated="11.0"
+            ),
+            "cudnnX": _entry("cudnnX", library="cudnn", unsupported=True, no_hip_or_roc=True),
+        }
+    )
+    rs = RuleSet(rules.rules, table=table)
+    assert {"cuGone", "cuExp", "cuNew", "cuOld", "cuNone", "cudnnX"} <= rs.watched_identifiers
+    facts = FileFacts(path=P)
+    facts.idents = [
+        IdentFact(n, loc(i + 1), "host", "f")
+        for i, n in enumerate(["cuGone", "cuExp", "cuNew", "cuOld", "cuNone", "cudnnX"])
+    ]
+
+    def at(version):
+        return ids(rs.apply(facts, RuleOptions(rocm_version=version), lines))
+
+    # cuNone is both unsupported and deprecated in CUDA: the lower rule id (HIP901) reports it
+    assert at((6, 4)) == [("HIP717", 6), ("HIP901", 5), ("HIP903", 1), ("HIP905", 2), ("HIP906", 4)]
+    # before 6.1 the experimental API does not exist yet, before 6.3 neither does cuNew
+    assert at((6, 0)) == [
+        ("HIP717", 6), ("HIP901", 5), ("HIP902", 2), ("HIP902", 3), ("HIP903", 1), ("HIP906", 4)
+    ]  # fmt: skip
+    assert ("HIP903", 1) not in at((5, 7))  # not removed yet in 5.7
+
+
+def test_versions_compare_by_value(rules):
+    facts = FileFacts(path=P)
+    facts.idents = [IdentFact("__shfl_down_sync", loc(4), "device", "f")]  # added in HIP 6.2.0
+    assert ids(run(rules, facts, rocm_version=(6, 1))) == [("HIP902", 4)]
+    assert run(rules, facts, rocm_version=(6, 2)) == []
+    assert run(rules, facts, rocm_version=(6, 2, 0)) == []

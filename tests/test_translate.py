@@ -368,8 +368,22 @@ def test_report_to_dict(basic):
 def test_non_utf8_source_keeps_its_bytes(tmp_path):
     root = tmp_path / "src"
     root.mkdir()
-    raw = b'// caf\xe9 cudaMalloc\nvoid f(void** p) { cudaMalloc(p, 4); const char* s = "\xe9t\xe9"; }\n'
+    raw = (
+        b"// caf\xe9 cudaMalloc\n"
+        b'void f(void** p) { cudaMalloc(p, 4); const char* s = "\xe9t\xe9"; }\n'
+    )
     (root / "l.cu").write_bytes(raw)
     _run(root, tmp_path / "out")
     got = (tmp_path / "out" / "l.hip").read_bytes()
     assert got.split(b"\n", 2)[2] == raw.replace(b"{ cudaMalloc", b"{ hipMalloc")
+
+
+def test_header_guards_and_empty_macros(tmp_path):
+    src = (
+        "#include <cuda_runtime.h>\n#ifdef __CUDA_RUNTIME_H__\n"
+        "void CUDART_CB cb(cudaStream_t s);\n#endif\n"
+    )
+    root = _tree(tmp_path, {"g.cu": src})
+    _run(root, tmp_path / "out")
+    text = (tmp_path / "out" / "g.hip").read_text()
+    assert "#ifdef HIP_INCLUDE_HIP_HIP_RUNTIME_H\nvoid /*CUDART_CB*/ cb(hipStream_t s);" in text

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
+
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from hipscan.config import ScanConfig
 from hipscan.facts import FileFacts
+from hipscan.frontend.cache import FactsCache
 from hipscan.frontend.buildfiles import load_compile_commands, scan_build_file
-from hipscan.frontend.clang import ParseSetup, clang_args, make_setup
+from hipscan.frontend.clang import ParseSetup, clang_args, make_setup, setup_digest
 from hipscan.frontend.discover import SourceSet, discover, header_index
 from hipscan.frontend.extract import relpath
 from hipscan.frontend.parse import ParseJob
@@ -73,6 +76,29 @@ def collect(
     def before(job: ParseJob) -> ParseJob:
         job.skip_headers = frozenset(covered)
         return job
+
+    cache = FactsCache(config.cache_path() / "facts", setup_digest(setup, watched)) if config.use_cache else None
+
+    def cached(files: list[Path]) -> tuple[list[FileFacts], list[Path]]:
+        """Entries still valid, in order; a hit must not rely on a header no other hit carries."""
+        hits: list[FileFacts] = []
+        misses: list[Path] = []
+        if cache is None:
+            return hits, files
+        carried = set(covered)
+        for f in files:
+            facts = cache.get(f, root, flags.get(str(f), ()))
+            if facts is None:
+                misses.append(f)
+                continue
+            owned = set(facts.files)
+            needs = {str(root / i) for i in facts.inputs if i not in owned}
+            if not needs <= carried | {str(root / o) for o in owned}:
+                misses.append(f)
+                continue
+            carried.update(str(root / o) for o in owned)
+            hits.append(facts)
+        return hits, misses
 
     total = len(sources.sources) + len(sources.headers)
     done = 0

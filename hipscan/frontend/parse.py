@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -186,27 +187,31 @@ def parse_file(
     # project files this TU touches, and where its includes resolved
     files: dict[str, tuple[str, object]] = {}
     include_map: dict[tuple[str, int], str] = {}
-    wanted = {str(path)}
+    wanted = {str(path): str(path)}  # name as clang spells it -> normalised absolute path
+    inputs = {rel}
     for inc in tu.get_includes():
-        included = inc.include.name
+        raw = inc.include.name
+        included = os.path.normpath(raw)
         src = inc.source.name if inc.source is not None else ""
         if included in job.project_files:
+            inputs.add(relpath(Path(included), root))
             include_map[(src, inc.location.line)] = relpath(Path(included), root)
             if included not in job.skip_headers:
-                wanted.add(included)
-    for name in sorted(wanted):
-        cfile = tu.get_file(name)
+                wanted[raw] = included
+    for raw, norm in sorted(wanted.items()):
+        cfile = tu.get_file(raw)
         if cfile is None:
             continue
-        if name == str(path):
+        if norm == str(path):
             fdata = data
         else:
-            hdata, _why = read_source(Path(name), max_size)
+            hdata, _why = read_source(Path(norm), max_size)
             if hdata is None:
                 continue
             fdata = hdata
-        files[name] = (relpath(Path(name), root), tokenize(tu, cfile, fdata))
+        files[raw] = (relpath(Path(norm), root), tokenize(tu, cfile, fdata))
     facts.files = sorted(v[0] for v in files.values())
+    facts.inputs = sorted(inputs)
     Extractor(tu, facts, files, watched, include_map).run()
     facts.parse_seconds = time.perf_counter() - start
     return facts

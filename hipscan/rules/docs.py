@@ -12,7 +12,15 @@ from collections import defaultdict
 from pathlib import Path
 
 from hipscan.rules.engine import RuleSet, load_rules
-from hipscan.rules.schema import CATEGORIES
+from hipscan.rules.schema import (
+    API_STATUSES,
+    ARG_KEYS,
+    CATEGORIES,
+    COMMON_KEYS,
+    FACT_KEYS,
+    PLACEHOLDERS,
+    RULE_KEYS,
+)
 
 # The source checkout's docs folder (the generator is a development tool).
 DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
@@ -48,6 +56,7 @@ def render(ruleset: RuleSet | None = None) -> str:
             f"{r.confidence} | {title} |"
         )
     out.append("")
+    out += _format_reference()
     for cat in CATEGORIES:
         if cat not in by_cat:
             continue
@@ -55,6 +64,46 @@ def render(ruleset: RuleSet | None = None) -> str:
         for r in by_cat[cat]:
             out += [r.doc_markdown(level=3).rstrip(), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _format_reference() -> list[str]:
+    """The rule-file format, rendered from the schema tables so it cannot drift from them."""
+    out = [
+        "## Rule file format",
+        "",
+        "Rule files are TOML, one per category, holding `[[rule]]` tables; `--rules DIR` adds a",
+        "folder of your own. Unknown keys, wrong types, unknown categories or severities, bad",
+        "regular expressions, placeholders a fact does not provide and duplicate ids are errors",
+        "that name the file and the key.",
+        "",
+        "Rule keys (* required): "
+        + ", ".join(f"`{k}`{'*' if req else ''}" for k, (_, req) in RULE_KEYS.items())
+        + ".",
+        "",
+        "Each `[[rule.match]]` block (a rule may have several: any of them matches) names a",
+        "`fact` and conditions on it; all conditions of a block must hold. Keys every block takes: "
+        + ", ".join(f"`{k}`" for k in COMMON_KEYS if k != "fact")
+        + ".",
+        "",
+        "| fact | keys | message placeholders |",
+        "|---|---|---|",
+    ]
+    for fact, keys in FACT_KEYS.items():
+        names = ", ".join(f"`{k}`" for k in keys)
+        ph = ", ".join(f"`{{{p}}}`" for p in sorted(PLACEHOLDERS[fact]))
+        out.append(f"| `{fact}` | {names} | {ph} |")
+    out += [
+        "",
+        "Every fact also provides `{match}`, `{context}`, `{function}`, `{path}`, `{line}` and",
+        "`{column}`; calls provide `{arg0}`..`{arg9}`. Argument conditions (`arg` for calls,",
+        "`config` for launches) are tables with keys "
+        + ", ".join(f"`{k}`" for k in ARG_KEYS)
+        + ". `api_status` is one of "
+        + ", ".join(f"`{k}`" for k in API_STATUSES)
+        + ".",
+        "",
+    ]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

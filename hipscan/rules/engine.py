@@ -11,7 +11,7 @@ from hipscan.apitable import ApiTable, load_api_table
 from hipscan.facts import FileFacts
 from hipscan.model import SEVERITIES, Finding
 from hipscan.resources import rules_dir
-from hipscan.rules.matchers import FACT_LISTS, MATCHERS, TUIndex, common_ok
+from hipscan.rules.matchers import FACT_LISTS, MATCHERS, TUIndex, common_ok, version_key
 from hipscan.rules.rule import Rule
 from hipscan.rules.schema import MatchSpec, RuleFileError, read_rule_file
 
@@ -133,7 +133,9 @@ class RuleSet:
                 continue
             if any(r.selected_by(k) for k in options.ignore):
                 continue
-            if r.fixed_in_rocm and tuple(options.rocm_version) >= r.fixed_in_rocm:
+            if r.fixed_in_rocm and version_key(options.rocm_version) >= version_key(
+                r.fixed_in_rocm
+            ):
                 continue
             out.append(r)
         return out

@@ -433,9 +433,21 @@ def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> d
     }
 
 
+def version_key(version: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """(6, 2) and (6, 2, 0) compare equal: pad to major.minor.patch."""
+    if version is None:
+        return None
+    return (tuple(version) + (0, 0, 0))[:3]
+
+
+def _v(text: str) -> tuple[int, ...] | None:
+    return version_key(parse_version(text))
+
+
 def api_status_applies(status: str, e: ApiEntry, rocm: tuple[int, ...]) -> bool:
     """Whether table entry ``e`` has ``status`` for a port to ROCm version ``rocm``."""
-    added = e.hip_added_version
+    rocm = version_key(rocm)
+    added = version_key(e.hip_added_version)
     if status == "unsupported":
         return e.no_hip_or_roc
     if status == "cuda-deprecated":
@@ -445,13 +457,13 @@ def api_status_applies(status: str, e: ApiEntry, rocm: tuple[int, ...]) -> bool:
     if status == "hip-newer":
         return bool(e.hip_name) and added is not None and added > rocm
     if status == "hip-deprecated":
-        v = parse_version(e.hip_deprecated)
+        v = _v(e.hip_deprecated)
         return v is not None and v <= rocm
     if status == "hip-removed":
-        v = parse_version(e.hip_removed)
+        v = _v(e.hip_removed)
         return v is not None and v <= rocm
     if status == "hip-experimental":
-        v = parse_version(e.hip_experimental)
+        v = _v(e.hip_experimental)
         return v is not None and v <= rocm and (added is None or added <= rocm)
     return False
 

@@ -151,7 +151,9 @@ def lex_file(
             text = t.spelling
         except UnicodeDecodeError:  # a comment or string in another encoding: keep its bytes
             start, end = t.extent.start.offset, t.extent.end.offset
-            tokens.append(Tok(_KINDS[t.kind], data[start:end].decode("utf-8", "replace"), start, end))
+            tokens.append(
+                Tok(_KINDS[t.kind], data[start:end].decode("utf-8", "replace"), start, end)
+            )
             continue
         start = t.location.offset
         end = start + len(text.encode("utf-8"))

@@ -47,6 +47,9 @@ def load_hip_map(roc: bool = False) -> HipMap:
             unsupported[name] = entry
         elif target != name:
             names[name] = target
+    names.update(data.get("guard_macros", {}))
+    for name in data.get("empty_macros", {}).get("names", []):
+        names[name] = f"/*{name}*/"
     headers = dict(data["headers"])
     if roc:
         headers.update(data.get("roc_headers", {}))
