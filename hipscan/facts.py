@@ -83,7 +83,7 @@ class DeclFact:
     type: str
     loc: Loc
     context: str
-    kind: str  # var | field | param | typedef
+    kind: str  # var | field | param | typedef | enumerator | function (a prototype)
     storage: tuple[str, ...] = ()  # shared | constant | managed | device | extern | static
     array_dims: tuple[str, ...] = ()  # texts of each [N]
     init: str = ""  # initializer text, when short (<= 200 chars)
@@ -183,5 +183,8 @@ class FileFacts:
     includes: list[IncludeFact] = field(default_factory=list)
     directives: list[DirectiveFact] = field(default_factory=list)
     builds: list[BuildFact] = field(default_factory=list)
+    # names the project itself declares in any file this TU saw (also headers whose facts another
+    # TU carries), so a project function named like a CUDA API is not taken for one
+    declared: set[str] = field(default_factory=set)
     # per project file: {line: set of suppressed rule ids ("*" = all)} from `hipscan: ignore[...]`
     suppressions: dict[str, dict[int, frozenset[str]]] = field(default_factory=dict)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -124,3 +123,9 @@ def collect(
         builds.builds.extend(scan_build_file(b, relpath(b, root)))
     builds.files = sorted({f.loc.path for f in builds.builds})
     yield builds
+
+
+def _chain(first: list[FileFacts], rest: Iterator[FileFacts]) -> Iterator[FileFacts]:
+    """Lazily: the cached results, then fresh ones as workers finish (coverage updates between)."""
+    yield from first
+    yield from rest

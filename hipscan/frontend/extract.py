@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import os
 import re
 from pathlib import Path
 
@@ -36,6 +37,9 @@ _lib.clang_EvalResult_getAsUnsigned.argtypes = [ctypes.c_void_p]
 _lib.clang_EvalResult_getAsUnsigned.restype = ctypes.c_ulonglong
 _lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
 
+DECLARING_KINDS = frozenset({K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.VAR_DECL, K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL,
+                             K.STRUCT_DECL, K.CLASS_DECL, K.UNION_DECL, K.ENUM_DECL, K.CLASS_TEMPLATE,
+                             K.MACRO_DEFINITION})  # fmt: skip
 PREPROCESSING_KINDS = frozenset({500, 501, 502, 503})  # directive, macro definition/expansion, include
 _lib.clang_Location_isInSystemHeader.argtypes = [ci.SourceLocation]
 _lib.clang_Location_isInSystemHeader.restype = ctypes.c_int
@@ -125,12 +129,14 @@ class Extractor:
     """Collects facts for the project files of one TU; one instance per parse."""
 
     def __init__(self, tu: ci.TranslationUnit, facts: FileFacts, files: dict[str, tuple[str, FileTokens]],
-                 watched: frozenset[str], include_map: dict[tuple[str, int], str]) -> None:  # fmt: skip
+                 watched: frozenset[str], include_map: dict[tuple[str, int], str],
+                 project: frozenset[str] = frozenset()) -> None:  # fmt: skip
         self.tu = tu
         self.facts = facts
         self.files = files  # absolute name -> (relative path, tokens)
         self.watched = watched
         self.include_map = include_map  # (abs includer, line) -> relative included path or ""
+        self.project = project
         self.spans: dict[
             str, list[tuple[int, int, str, str]]
         ] = {}  # rel -> (start, end, space, name)
@@ -167,10 +173,27 @@ class Extractor:
             if in_system(loc):
                 continue  # the shim, the PCH and system headers: never project code
             f = loc.file
-            if f is None or f.name not in self.files:
+            if f is None:
                 continue
+            if f.name not in self.files:
+                if os.path.normpath(f.name) in self.project:
+                    self.declare(child)  # a header whose facts another TU carries
+                continue
+            self.declare(child)
             self.visit(child, "file", "", [])
         self.tokens_pass()
+
+    def declare(self, c: ci.Cursor, depth: int = 0) -> None:
+        """Record the names a project file declares at namespace scope (and enumerators)."""
+        kind = c.kind
+        if kind in DECLARING_KINDS and c.spelling:
+            self.facts.declared.add(c.spelling)
+        if kind in (K.ENUM_DECL, K.NAMESPACE) or (kind == K.LINKAGE_SPEC and depth < 3):
+            for child in c.get_children():
+                if child.kind == K.ENUM_CONSTANT_DECL:
+                    self.facts.declared.add(child.spelling)
+                elif depth < 3:
+                    self.declare(child, depth + 1)
 
     def visit(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
         kind = c.kind
@@ -180,6 +203,8 @@ class Extractor:
             self.call(c, space, fname, parents)
         elif kind in DECL_KINDS:
             self.decl(c, kind, space, fname)
+        elif kind == K.ENUM_CONSTANT_DECL:
+            self.simple_decl(c, "enumerator", space)
         elif kind == K.ASM_STMT:
             self.asm(c, space, fname)
         elif kind == K.INTEGER_LITERAL:
@@ -209,6 +234,8 @@ class Extractor:
             new_space = "host"
         name = c.spelling
         if not c.is_definition():
+            if c.kind == K.FUNCTION_DECL and space == "file":
+                self.simple_decl(c, "function", new_space)
             return new_space, name
         where = self.loc(c)
         if where is None:
@@ -310,6 +337,11 @@ class Extractor:
         member_of = ""
         if target is not None and target.kind == K.MEMBER_REF_EXPR:
             base = next(iter(target.get_children()), None)
+            while base is not None and base.kind == K.UNEXPOSED_EXPR:  # before a derived-to-base cast
+                inner = next(iter(base.get_children()), None)
+                if inner is None:
+                    break
+                base = inner
             if base is not None:
                 member_of = _strip_type(base.type.spelling)
         ref = c.referenced
@@ -368,6 +400,9 @@ class Extractor:
         elif sc == ci.StorageClass.STATIC:
             storage.append("static")
         t = c.type if kind not in (K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL) else c.underlying_typedef_type
+        spelled = self.spelled_prefix(c, where[1], where[2])
+        if "__managed__" in spelled:
+            storage.append("managed")
         dims: list[str] = []
         at = t
         while at.kind in (
@@ -394,13 +429,26 @@ class Extractor:
             )  # fmt: skip
         )
 
+    def spelled_prefix(self, c: ci.Cursor, absname: str, name_off: int) -> str:
+        """Source text of a declaration before its name: the type as written, attributes included."""
+        start = c.extent.start
+        if start.file is None or start.file.name != absname or not 0 <= name_off - start.offset <= 300:
+            return ""
+        return self.files[absname][1].text(start.offset, name_off).strip()
+
+    def simple_decl(self, c: ci.Cursor, kind: str, space: str) -> None:
+        where = self.loc(c)
+        if where is not None:
+            self.facts.decls.append(DeclFact(name=c.spelling, type=c.type.spelling, loc=where[0], context=space, kind=kind))
+
     def _is_initializer(self, decl: ci.Cursor, expr: ci.Cursor, absname: str, name_off: int) -> bool:
         """An expression after `=`, `(` or `{` following the name, not an array size."""
         start = expr.extent.start
         if start.file is None or start.file.name != absname:
             return False
         between = self.files[absname][1].data[name_off + len(decl.spelling) : start.offset]
-        return b"[" not in between and any(ch in between for ch in (b"=", b"(", b"{"))
+        between = between.rsplit(b"]", 1)[-1]
+        return any(ch in between for ch in (b"=", b"(", b"{"))
 
     def asm(self, c: ci.Cursor, space: str, fname: str) -> None:
         where = self.loc(c)
@@ -748,6 +796,18 @@ def _launch_config(ft: FileTokens, offset: int) -> tuple[str, ...]:
                     start = t.end
             break
     return ()
+
+
+STORAGE_WORDS = re.compile(r"\b(?:__shared__|__constant__|__device__|__managed__|extern|static|const|volatile|"
+                           r"inline|__restrict__|constexpr|thread_local|register)\b|__attribute__\(\(.*?\)\)")
+
+
+def _type_spelling(t: ci.Type, spelled: str) -> str:
+    """clang's spelling, or the written one where clang fell back to int for an unknown type."""
+    if spelled and (t.kind == ci.TypeKind.INVALID or (t.spelling in ("int", "int *") and "int" not in spelled)):
+        text = " ".join(STORAGE_WORDS.sub(" ", spelled).split())
+        return text or t.spelling
+    return t.spelling
 
 
 def _strip_type(spelling: str) -> str:

@@ -212,6 +212,6 @@ def parse_file(
         files[raw] = (relpath(Path(norm), root), tokenize(tu, cfile, fdata))
     facts.files = sorted(v[0] for v in files.values())
     facts.inputs = sorted(inputs)
-    Extractor(tu, facts, files, watched, include_map).run()
+    Extractor(tu, facts, files, watched, include_map, job.project_files).run()
     facts.parse_seconds = time.perf_counter() - start
     return facts

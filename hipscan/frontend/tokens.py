@@ -156,6 +156,7 @@ def _scan_directives(ft: FileTokens) -> None:
             while j < n and tokens[j].offset < end:
                 body.append(tokens[j])
                 j += 1
+            body = [b for b in body if b.kind != COMMENT]
             kind = kw.text
             names = tuple(b.text for b in body if b.kind in (IDENT, KEYWORD))
             if kind in ("if", "ifdef", "ifndef"):

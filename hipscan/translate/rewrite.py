@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from hipscan.translate.lexing import AstLaunch, LexedFile, Tok
 from hipscan.translate.mapping import HipMap
 from hipscan.translate.result import IncludeChange, Unconverted
-from hipscan.translate.source import Directive, SourceLayout
+from hipscan.translate.source import Directive, SourceLayout, header_name
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")", "]", "}"}
@@ -119,7 +119,7 @@ class Rewriter:
             if d.keyword not in ("include", "include_next", "import"):
                 continue
             skip.update(range(d.first, d.last + 1))
-            header = self._header_name(d)
+            header = header_name(self.lx, d)
             if header is None:
                 continue
             name, angled, start, end = header
@@ -141,19 +141,6 @@ class Rewriter:
                 if self._edit(start, end, text):
                     self.out.includes.append(IncludeChange(line, name, new, why))
         return skip
-
-    def _header_name(self, d: Directive) -> tuple[str, bool, int, int] | None:
-        if d.first + 2 > d.last:
-            return None
-        tok = self.toks[d.first + 2]
-        if tok.kind == "literal" and tok.text.startswith('"') and tok.text.endswith('"'):
-            return tok.text[1:-1], False, tok.start, tok.end
-        if tok.text == "<":
-            for k in range(d.first + 3, d.last + 1):
-                if self.toks[k].text == ">":
-                    name = self.lx.data[tok.end : self.toks[k].start].decode("utf-8", "replace")
-                    return name.strip(), True, tok.start, self.toks[k].end
-        return None
 
     def _map_include(self, name: str, angled: bool) -> tuple[str | None, str]:
         project = self.project_include(name, angled)

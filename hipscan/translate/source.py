@@ -129,3 +129,19 @@ class SourceLayout:
 
     def directive_token_indices(self) -> set[int]:
         return {k for d in self.directives for k in range(d.first, d.last + 1)}
+
+
+def header_name(lexed: LexedFile, d: Directive) -> tuple[str, bool, int, int] | None:
+    """(name, angled, start, end) of the header an #include directive names."""
+    toks = lexed.tokens
+    if d.first + 2 > d.last:
+        return None
+    tok = toks[d.first + 2]
+    if tok.kind == "literal" and tok.text.startswith('"') and tok.text.endswith('"'):
+        return tok.text[1:-1], False, tok.start, tok.end
+    if tok.text == "<":
+        for k in range(d.first + 3, d.last + 1):
+            if toks[k].text == ">":
+                name = lexed.data[tok.end : toks[k].start].decode("utf-8", "replace")
+                return name.strip(), True, tok.start, toks[k].end
+    return None

@@ -17,21 +17,9 @@ from hipscan.translate.options import HEADER_SUFFIXES, TranslateOptions
 from hipscan.translate.outputs import Manifest, check_outdir, write_output
 from hipscan.translate.result import FileTranslation, IncludeChange
 from hipscan.translate.rewrite import Rewriter
-from hipscan.translate.source import SourceLayout
+from hipscan.translate.source import SourceLayout, header_name
 
 IMPLICIT_INCLUDE = "hip/hip_runtime.h"
-
-
-def _includes_directly(lx: LexedFile, layout: SourceLayout, header: str) -> bool:
-    """Does the file already include ``header`` itself (e.g. a file ported by hand)?"""
-    for d in layout.directives:
-        if d.keyword == "include" and d.first + 2 <= d.last:
-            text = lx.data[lx.tokens[d.first + 2].start : lx.tokens[d.last].end].decode(
-                "utf-8", "replace"
-            )
-            if text.strip('<>"') == header:
-                return True
-    return False
 
 
 def output_name(rel: str, options: TranslateOptions) -> str:
@@ -95,16 +83,43 @@ def _include_rewriter(project: ProjectFiles, rel: str, result: FileTranslation):
     return rewrite
 
 
-def _project_names(lexed: list[LexedFile]) -> frozenset[str]:
-    """Names the project itself defines (functions, types, variables, macros): never renamed."""
-    names: set[str] = set()
-    for lx in lexed:
-        names |= lx.declared
+def _own_names(lx: LexedFile, layout: SourceLayout) -> set[str]:
+    """Names a file itself defines (functions, types, variables, macros)."""
+    names = set(lx.declared)
+    for d in layout.directives:
+        if d.keyword == "define" and d.first + 2 <= d.last:
+            names.add(lx.tokens[d.first + 2].text)
+    return names
+
+
+def _project_names(lexed: dict[str, LexedFile], project: ProjectFiles) -> dict[str, frozenset[str]]:
+    """Per file: names defined by it or the project headers it includes (transitively). The
+    project's own definitions are never renamed, and one sample's private stand-in for a CUDA
+    type does not stop the renaming in an unrelated file."""
+    own: dict[str, set[str]] = {}
+    includes: dict[str, list[str]] = {}
+    for rel, lx in lexed.items():
         layout = SourceLayout(lx)
+        own[rel] = _own_names(lx, layout)
+        includes[rel] = []
         for d in layout.directives:
-            if d.keyword == "define" and d.first + 2 <= d.last:
-                names.add(lx.tokens[d.first + 2].text)
-    return frozenset(names)
+            header = header_name(lx, d) if d.keyword in ("include", "include_next") else None
+            if header is not None:
+                target = project.resolve(rel, header[0], header[1])
+                if target is not None:
+                    includes[rel].append(target)
+    out: dict[str, frozenset[str]] = {}
+    for rel in lexed:
+        seen, todo, names = {rel}, [rel], set()
+        while todo:
+            cur = todo.pop()
+            names |= own.get(cur, set())
+            for inc in includes.get(cur, []):
+                if inc not in seen:
+                    seen.add(inc)
+                    todo.append(inc)
+        out[rel] = frozenset(names)
+    return out
 
 
 def translate_tree(
@@ -139,14 +154,16 @@ def translate_tree(
             lexed[rel] = lex_file(root / rel, args, hipmap.configure_functions, call_names, index)
         except (OSError, ci.TranslationUnitLoadError) as exc:
             result.status = f"error: {exc}"
-    names = _project_names(list(lexed.values()))
+    names = _project_names(lexed, project)
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
     manifest = Manifest.load(outdir)
     for rel, lx in lexed.items():
         result = results[rel]
-        data = _translate_one(lx, result, by_path.get(rel, []), hipmap, project, names, options)
+        data = _translate_one(
+            lx, result, by_path.get(rel, []), hipmap, project, names[rel], options
+        )
         result.status = write_output(manifest, result.output, rel, data, options.force)
     manifest.save(root)
     return [results[r] for r in rels]
@@ -175,12 +192,9 @@ def _translate_one(
     planned = plan_markers(layout, findings, rewrite.unconverted, hipmap)
     summary = summary_line(result.source, __version__, planned)
     head: tuple[str, ...] = ()
-    if (
-        result.output != result.source
-        and not any(i.new == IMPLICIT_INCLUDE for i in rewrite.includes)
-        and not _includes_directly(lx, layout, IMPLICIT_INCLUDE)
-    ):
-        # nvcc includes cuda_runtime.h in every .cu file; hipcc needs it spelled out
+    if result.output != result.source:
+        # nvcc includes cuda_runtime.h before anything else in every .cu file; hipcc needs it
+        # spelled out, and first (some HIP headers are not self-contained)
         head = (f"#include <{IMPLICIT_INCLUDE}>  // implicit in nvcc builds",)
         rewrite.includes.insert(0, IncludeChange(0, "", IMPLICIT_INCLUDE, "implicit"))
     data, line_map, markers = insert_markers(edited, layout, planned, summary, head)

@@ -116,6 +116,7 @@ def _parse_errors(
     lines = text.splitlines()
     errors: list[CompileError] = []
     stack: list[tuple[str, int]] = []  # "In file included from" lines, outermost first
+    last_file, last_chain = "", []  # clang prints a header's include chain only once
     for k, raw in enumerate(lines):
         inc = _INCLUDED.match(raw)
         if inc:
@@ -124,7 +125,8 @@ def _parse_errors(
         m = _DIAG.match(raw)
         if not m:
             continue
-        includers, stack = stack, []
+        includers, stack = stack or (last_chain if m["file"] == last_file else []), []
+        last_file, last_chain = m["file"], includers
         if m["kind"] not in ("error", "fatal error"):
             continue
         file, line, col = m["file"], int(m["line"]), int(m["col"])

@@ -47,6 +47,7 @@
 #define CUDA_CB
 
 typedef __SIZE_TYPE__ __hipscan_size_t;
+#include <stddef.h> /* the toolkit headers bring size_t and NULL into scope */
 
 struct uint3 { unsigned int x, y, z; };
 struct dim3 {
@@ -175,7 +176,7 @@ struct cudaIpcMemHandle_st { char reserved[64]; };
 typedef struct cudaIpcMemHandle_st cudaIpcMemHandle_t;
 struct cudaIpcEventHandle_st { char reserved[64]; };
 typedef struct cudaIpcEventHandle_st cudaIpcEventHandle_t;
-struct cudaLaunchAttribute { int id; union { dim3 clusterDim; int cooperative; } val; };
+struct cudaLaunchAttribute { int id; union { struct { unsigned x, y, z; } clusterDim; int cooperative; } val; };
 struct cudaLaunchConfig_t { dim3 gridDim, blockDim; __hipscan_size_t dynamicSmemBytes; cudaStream_t stream;
   struct cudaLaunchAttribute *attrs; unsigned int numAttrs; };
 struct textureReference { int normalized; enum cudaTextureFilterMode filterMode;
@@ -376,6 +377,13 @@ struct __half { unsigned short __x; __host__ __device__ __half() {} __host__ __d
 struct __half2 { __half x, y; };
 struct __nv_bfloat16 { unsigned short __x; __host__ __device__ __nv_bfloat16() {} __host__ __device__ __nv_bfloat16(float); __host__ __device__ operator float() const; };
 struct __nv_bfloat162 { __nv_bfloat16 x, y; };
+#define __HIPSCAN_FP8(N) struct N { unsigned char __x; __host__ __device__ N() {} __host__ __device__ N(float); __host__ __device__ operator float() const; };
+__HIPSCAN_FP8(__nv_fp8_e4m3) __HIPSCAN_FP8(__nv_fp8_e5m2) __HIPSCAN_FP8(__nv_fp8_e8m0)
+__HIPSCAN_FP8(__nv_fp8x2_e4m3) __HIPSCAN_FP8(__nv_fp8x2_e5m2) __HIPSCAN_FP8(__nv_fp8x4_e4m3) __HIPSCAN_FP8(__nv_fp8x4_e5m2)
+__HIPSCAN_FP8(__nv_fp6_e2m3) __HIPSCAN_FP8(__nv_fp6_e3m2) __HIPSCAN_FP8(__nv_fp4_e2m1) __HIPSCAN_FP8(__nv_fp4x2_e2m1)
+#undef __HIPSCAN_FP8
+typedef unsigned char __nv_fp8_storage_t;
+typedef unsigned short __nv_fp8x2_storage_t;
 typedef __half half;
 typedef __half2 half2;
 typedef __nv_bfloat16 nv_bfloat16;
