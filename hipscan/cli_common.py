@@ -109,6 +109,7 @@ def scan_options(f: Callable) -> Callable:
             help="Skip files larger than this (default 2000000).",
         ),
         click.option("--std", default=None, help="C++ standard for the parse (default c++17)."),
+        click.option("--no-cache", is_flag=True, help="Parse every file again instead of reusing unchanged results."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -135,6 +136,7 @@ def build_config(kw: dict) -> tuple[list[Path], ScanConfig]:
         "timeout": kw.pop("timeout", None),
         "max_file_size": kw.pop("max_file_size", None),
         "std": kw.pop("std", None),
+        "use_cache": False if kw.pop("no_cache", False) else None,
     }
     version = kw.pop("rocm_version", None)
     try:

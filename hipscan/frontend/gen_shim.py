@@ -58,7 +58,7 @@ def generate() -> str:
         elif entry.kind == "enum_value" or (
             entry.kind == "macro" and re.fullmatch(r"(cuda|CU|CUDA|nvrtc)[A-Za-z0-9_]*", name)
         ):
-            constants.append(f"constexpr int {name} = 0;")
+            constants.append(f"constexpr int {name} = {len(constants) + 1};")  # distinct: switch cases
     # handle types the driver API passes around
     handles = [
         "CUcontext",
