@@ -76,28 +76,32 @@ def collect(
         job.skip_headers = frozenset(covered)
         return job
 
-    cache = FactsCache(config.cache_path() / "facts", setup_digest(setup, watched)) if config.use_cache else None
+    cache = (
+        FactsCache(config.cache_path() / "facts", setup_digest(setup, watched))
+        if config.use_cache
+        else None
+    )
 
     def cached(files: list[Path]) -> tuple[list[FileFacts], list[Path]]:
-        """Entries still valid, in order; a hit must not rely on a header no other hit carries."""
-        hits: list[FileFacts] = []
-        misses: list[Path] = []
+        """Entries still valid. A hit that relies on a header another file's entry carries stays
+        a hit only while that entry is one too (checked to a fixpoint)."""
         if cache is None:
-            return hits, files
-        carried = set(covered)
+            return [], files
+        entries: dict[Path, FileFacts] = {}
         for f in files:
             facts = cache.get(f, root, flags.get(str(f), ()))
-            if facts is None:
-                misses.append(f)
-                continue
-            owned = set(facts.files)
-            needs = {str(root / i) for i in facts.inputs if i not in owned}
-            if not needs <= carried | {str(root / o) for o in owned}:
-                misses.append(f)
-                continue
-            carried.update(str(root / o) for o in owned)
-            hits.append(facts)
-        return hits, misses
+            if facts is not None:
+                entries[f] = facts
+        while True:
+            carried = set(covered) | {str(root / o) for e in entries.values() for o in e.files}
+            broken = [
+                f for f, e in entries.items() if not {str(root / i) for i in e.inputs} <= carried
+            ]
+            if not broken:
+                break
+            for f in broken:
+                del entries[f]
+        return [entries[f] for f in files if f in entries], [f for f in files if f not in entries]
 
     total = len(sources.sources) + len(sources.headers)
     done = 0
@@ -107,13 +111,16 @@ def collect(
         if phase is None:
             phase = [h for h in sources.headers if str(h) not in covered]
             total = len(sources.sources) + len(phase)
-        jobs = jobs_for(phase)
+        hits, misses = cached(phase)
         workers = config.effective_jobs()
-        for facts in run_jobs(
-            jobs, setup, watched, config.max_file_size, workers, config.timeout, before
-        ):
+        fresh = run_jobs(
+            jobs_for(misses), setup, watched, config.max_file_size, workers, config.timeout, before
+        )
+        for facts in _chain(hits, fresh):
             _drop_taken_headers(facts, covered, root)
             covered.update(str(root / f) for f in facts.files)
+            if cache is not None and not any(facts is h for h in hits):
+                cache.put(root / facts.path, root, flags.get(str(root / facts.path), ()), facts)
             done += 1
             if progress:
                 progress(done, total, facts.path)
