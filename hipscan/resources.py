@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from importlib import resources
+import importlib.util
 from pathlib import Path
 
 _CHECKOUT = Path(__file__).resolve().parent.parent
 
 
 def _dir(package: str, checkout_folder: str) -> Path:
+    """The installed data package's folder (a namespace package: no __init__.py), else the checkout's."""
     try:
-        path = Path(str(resources.files(package)))
+        spec = importlib.util.find_spec(package)
+    except ModuleNotFoundError:
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        path = Path(next(iter(spec.submodule_search_locations)))
         if path.is_dir():
             return path
-    except (ModuleNotFoundError, TypeError):
-        pass
     return _CHECKOUT / checkout_folder
 
 

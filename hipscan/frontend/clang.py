@@ -156,7 +156,7 @@ def base_args(config: ScanConfig, mode: str, cuda_path: Path | None) -> list[str
     if mode == "toolkit" and cuda_path is not None:
         # Real headers; clang's CUDA wrapper is not in the wheel, so include the runtime directly.
         args += [f"--cuda-path={cuda_path}", "-nocudainc", "-resource-dir", str(SHIM_DIR)]
-        args += ["-D__CUDACC__", "-D__NVCC__", "-isystem", str(cuda_path / "include")]
+        args += ["-D__CUDACC__", "-D__NVCC__", "-D__CUDACC_RDC__", "-isystem", str(cuda_path / "include")]
     else:
         args += ["-nocudainc", "-resource-dir", str(SHIM_DIR), "-isystem", str(SHIM_DIR / "cuda")]
     args += [f"-D{d}" for d in config.defines]
