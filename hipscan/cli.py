@@ -137,11 +137,19 @@ def scan(fmt: str, output: Path | None, fail_on: str, report_dir: Path | None, n
 
 
 def _emit_hip(result, outdir: Path):
+    """HIP stubs for every parsed source and the project headers they include."""
+    from hipscan.cli_translate import emit_hip
+    from hipscan.translate import TranslateError
+
+    root = result.root
+    files = {root / f.path for f in result.files if f.status in ("ok", "parse-errors")}
+    files |= {root / p for facts in result.facts for p in facts.inputs}
     try:
-        from hipscan.cli_translate import emit_hip
-    except ImportError:  # pragma: no cover - translate is part of the package
-        raise click.UsageError("--emit-hip: the translator is not available") from None
-    return emit_hip(result, outdir)
+        translations, _ = emit_hip(root, sorted(files), result.findings, outdir)
+    except TranslateError as exc:
+        raise click.UsageError(f"--emit-hip: {exc}") from None
+    click.echo(f"HIP stubs: {outdir} ({len(translations)} files)", err=True)
+    return translations
 
 
 @main.command("rules")
