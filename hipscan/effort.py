@@ -71,6 +71,8 @@ class EffortProfile:
     hours: dict[str, Hours]
     repeat_decay: float
     repeat_floor: float
+    project_decay: float  # per earlier file holding the same rule
+    project_floor: float
     confidence: dict[str, float]
     fan_in_per_dependent: float
     fan_in_max_dependents: int
@@ -140,6 +142,8 @@ def _profile_from(d: dict, source: str) -> EffortProfile:
         hours={c: rng("hours", c) for c in EFFORT_CLASSES},
         repeat_decay=num("repeat", "decay", 0, 1),
         repeat_floor=num("repeat", "floor", 0, 1),
+        project_decay=num("repeat", "project_decay", 0, 1),
+        project_floor=num("repeat", "project_floor", 0, 1),
         confidence={c: num("confidence", c, 0, 1) for c in CONFIDENCES},
         fan_in_per_dependent=num("fan_in", "per_dependent"),
         fan_in_max_dependents=int(num("fan_in", "max_dependents")),
@@ -336,15 +340,21 @@ def estimate(
 
     # Per finding: class hours x repeat decay x confidence x fan-in validation.
     seen: Counter = Counter()
+    files_with: dict[str, list[str]] = {}  # rule -> files holding it, in path order
     order = sorted(range(len(result.findings)), key=lambda i: result.findings[i].sort_key)
     by_index: dict[int, FindingEffort] = {}
     for i in order:
         f = result.findings[i]
         n = seen[(f.rule, f.path)]
         seen[(f.rule, f.path)] += 1
+        holders = files_with.setdefault(f.rule, [])
+        if not holders or holders[-1] != f.path:
+            holders.append(f.path)
+        k = len(holders) - 1  # earlier files with the same rule: the fix is known by then
         fan_in = fan_in_of.get(f.path, 0)
         factor = (
             max(profile.repeat_decay**n, profile.repeat_floor)
+            * max(profile.project_decay**k, profile.project_floor)
             * profile.confidence.get(f.confidence, 1.0)
             * (1 + profile.fan_in_per_dependent * min(fan_in, profile.fan_in_max_dependents))
         )

@@ -62,10 +62,15 @@ def test_repeats_of_one_rule_in_one_file_decay(tmp_path):
     r = estimate(result)
     factors = [fe.factor for fe in sorted(r.findings, key=lambda fe: fe.repeat)]
     assert factors == pytest.approx([1, 0.5, 0.25, 0.125, 0.1, 0.1])
-    # the same rule in another file starts again at full cost
+    # the same rule in a further file starts again, at the project-wide repeat rate
     other = replace(first, path="src/tree.cu")
     result.findings.append(other)
-    assert estimate(result).findings[-1].factor == pytest.approx(1.0)
+    assert estimate(result).findings[-1].factor == pytest.approx(0.85)
+    # ... which never falls below its floor however many files repeat the rule
+    result.findings = [replace(first, path=f"src/f{k:02d}.cu") for k in range(20)]
+    factors = [fe.factor for fe in estimate(result).findings]
+    assert factors[0] == pytest.approx(1.0) and factors[1] == pytest.approx(0.85)
+    assert factors[-1] == pytest.approx(0.25)
 
 
 def test_translation_and_build_terms(tmp_path):
