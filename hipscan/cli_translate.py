@@ -1,4 +1,4 @@
-"""``hipscan translate``: write HIP stubs for a CUDA tree (and the ``scan --emit-hip`` helper)."""
+"""``hipscan translate``: HIP stubs for a CUDA tree, and the function ``scan --emit-hip`` calls."""
 
 from __future__ import annotations
 

@@ -61,6 +61,7 @@ class RuleSet:
             for spec in r.match:
                 if spec.fact == "ident":
                     watched.update(spec.get("name", ()))
+                    watched.update(spec.get("unless_in_function", ()))
                     claimed.update(spec.get("name", ()))
                 elif spec.fact == "call":
                     claimed.update(spec.get("callee", ()))

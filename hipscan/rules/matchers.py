@@ -73,6 +73,15 @@ class TUIndex:
                     self.declared.add(m.group(0))
         self._calls = facts.calls
         self._callbacks: dict[str, set[str]] = {}
+        self.declaration_sites = {(d.loc.path, d.loc.line, d.loc.column) for d in facts.decls}
+        self.declaration_sites.update((f.loc.path, f.loc.line, f.loc.column) for f in facts.functions)
+        self._idents: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for i in facts.idents:
+            self._idents[(i.loc.path, i.function)].add(i.name)
+
+    def idents_in(self, path: str, function: str) -> set[str]:
+        """Watched identifiers used in one function."""
+        return self._idents.get((path, function), set())
 
     def callbacks(self, key: str) -> set[str]:
         """Names of functions passed as argument ``index`` of ``callee`` ("callee:index")."""
@@ -334,6 +343,11 @@ def match_decl(spec: MatchSpec, f: DeclFact, index: TUIndex, _opts) -> dict | No
 
 def match_ident(spec: MatchSpec, f: IdentFact, index: TUIndex, _opts) -> dict | None:
     if not _in(spec, "name", f.name):
+        return None
+    if (f.loc.path, f.loc.line, f.loc.column) in index.declaration_sites:
+        return None  # the project declaring the name (e.g. re-declaring a driver enum), not a use
+    unless = spec.get("unless_in_function")
+    if unless and f.function and index.idents_in(f.loc.path, f.function) & set(unless):
         return None
     return {"match": f.name, "name": f.name}
 

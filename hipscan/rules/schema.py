@@ -181,7 +181,10 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "kind": "strs",
         "init_regex": "regex",
     },
-    "ident": {"name": "strs"},  # exact names: the front end records only watched names
+    "ident": {
+        "name": "strs",  # exact names: the front end records only watched names
+        "unless_in_function": "strs",  # ... and none of these names is used in the same function
+    },
     "literal": {
         "value": "ints",
         "op": "strs",

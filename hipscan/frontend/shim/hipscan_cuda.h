@@ -34,6 +34,8 @@
 #define __grid_constant__
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __cluster_dims__(...)
+#define __maxnreg__(...)
+#define __block_size__(...)
 #define __forceinline__ __inline__ __attribute__((always_inline))
 
 #define __align__(n) __attribute__((aligned(n)))
