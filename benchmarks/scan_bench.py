@@ -25,8 +25,23 @@ from pathlib import Path
 def run_once(directory: Path, mode: str, jobs: int, cache: bool = False) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "scan.json"
-        cmd = [sys.executable, "-m", "hipscan", "scan", str(directory), "--format", "json", "-o", str(out),
-               "--no-report", "--no-progress", "--mode", mode, "--jobs", str(jobs)]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "hipscan",
+            "scan",
+            str(directory),
+            "--format",
+            "json",
+            "-o",
+            str(out),
+            "--no-report",
+            "--no-progress",
+            "--mode",
+            mode,
+            "--jobs",
+            str(jobs),
+        ]
         if not cache:
             cmd.append("--no-cache")
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -59,7 +74,11 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--modes", default="shim,toolkit")
     ap.add_argument("--repeat", type=int, default=1, help="runs per mode; the median wall time is shown")
-    ap.add_argument("--rescan", action="store_true", help="also time a re-scan of the unchanged tree (facts cache)")
+    ap.add_argument(
+        "--rescan",
+        action="store_true",
+        help="also time a re-scan of the unchanged tree (facts cache)",
+    )
     args = ap.parse_args()
     rows = []
     plans = [(m, False) for m in args.modes.split(",")]
@@ -77,15 +96,20 @@ def main() -> None:
         row["seconds"] = statistics.median(r["seconds"] for r in ok)
         row["files_per_s"] = row["files"] / row["seconds"]
         rows.append(row)
-    header = f"{'mode':<18} {'files':>6} {'lines':>8} {'errors':>6} {'seconds':>8} {'files/s':>8} {'median ms':>9} {'peak MiB':>8} {'findings':>8}"
+    header = (
+        f"{'mode':<18} {'files':>6} {'lines':>8} {'errors':>6} {'seconds':>8} {'files/s':>8} "
+        f"{'median ms':>9} {'peak MiB':>8} {'findings':>8}"
+    )
     print(f"{args.directory} (--jobs {args.jobs})")
     print(header)
     for r in rows:
         if "error" in r:
             print(f"{r['mode']:<18} error: {r['error']}")
             continue
-        print(f"{r['mode']:<18} {r['files']:>6} {r['lines']:>8} {r['parse_errors']:>6} {r['seconds']:>8.2f} "
-              f"{r['files_per_s']:>8.1f} {r['median_ms']:>9.1f} {r['peak_mib']:>8.0f} {r['findings']:>8}")  # fmt: skip
+        print(
+            f"{r['mode']:<18} {r['files']:>6} {r['lines']:>8} {r['parse_errors']:>6} {r['seconds']:>8.2f} "
+            f"{r['files_per_s']:>8.1f} {r['median_ms']:>9.1f} {r['peak_mib']:>8.0f} {r['findings']:>8}"
+        )
 
 
 if __name__ == "__main__":

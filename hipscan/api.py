@@ -71,7 +71,7 @@ def scan(
                     parse_seconds=facts.parse_seconds,
                     diagnostics=facts.diagnostics,
                     error_count=facts.error_count,
-                )  # fmt: skip
+                )
             )
         for f in ruleset.apply(facts, options, lines):
             key = (f.rule, f.path, f.line, f.column)

@@ -89,8 +89,17 @@ def main() -> None:
     help="Show progress on stderr [default: when stderr is a terminal].",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary (text format).")
-def scan(fmt: str, output: Path | None, fail_on: str, report_dir: Path | None, no_report: bool, emit_hip: Path | None,
-         progress: bool | None, quiet: bool, **kw) -> None:  # fmt: skip
+def scan(
+    fmt: str,
+    output: Path | None,
+    fail_on: str,
+    report_dir: Path | None,
+    no_report: bool,
+    emit_hip: Path | None,
+    progress: bool | None,
+    quiet: bool,
+    **kw,
+) -> None:
     """Scan CUDA sources under PATHS and report what will not port cleanly to ROCm.
 
     Prints findings like a compiler (path:line:col: RULE [severity] message) and a summary, and
@@ -154,9 +163,7 @@ def _emit_hip(result, outdir: Path):
 
 @main.command("rules")
 @click.option("--category", default=None, help="Only rules of this category.")
-@click.option(
-    "--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True
-)
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 @click.option(
     "--rules",
     "rules_dirs",
@@ -171,13 +178,26 @@ def rules_cmd(category: str | None, fmt: str, rules_dirs: tuple[Path, ...]) -> N
     ruleset = _load_rules(rules_dirs)
     rows = [r for r in ruleset.rules if category is None or r.category == category]
     if fmt == "json":
-        click.echo(json.dumps([{"id": r.id, "name": r.name, "category": r.category, "severity": r.severity,
-                                "confidence": r.confidence, "effort": r.effort, "title": r.title} for r in rows], indent=2))  # fmt: skip
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "id": r.id,
+                        "name": r.name,
+                        "category": r.category,
+                        "severity": r.severity,
+                        "confidence": r.confidence,
+                        "effort": r.effort,
+                        "title": r.title,
+                    }
+                    for r in rows
+                ],
+                indent=2,
+            )
+        )
         return
     for r in rows:
-        click.echo(
-            f"{r.id:<8} {r.category:<28} {r.severity:<8} {r.confidence:<7} {r.name}: {r.title}"
-        )
+        click.echo(f"{r.id:<8} {r.category:<28} {r.severity:<8} {r.confidence:<7} {r.name}: {r.title}")
     click.echo(f"{len(rows)} rules", err=True)
 
 

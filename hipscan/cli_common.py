@@ -61,7 +61,8 @@ def scan_options(f: Callable) -> Callable:
             "--mode",
             type=click.Choice(MODES),
             default=None,
-            help="shim: no CUDA toolkit needed (default); toolkit: real CUDA headers; auto: toolkit when one is found.",
+            help="shim: no CUDA toolkit needed (default); toolkit: real CUDA headers; "
+            "auto: toolkit when one is found.",
         ),
         click.option(
             "--cuda-path",
@@ -109,7 +110,11 @@ def scan_options(f: Callable) -> Callable:
             help="Skip files larger than this (default 2000000).",
         ),
         click.option("--std", default=None, help="C++ standard for the parse (default c++17)."),
-        click.option("--no-cache", is_flag=True, help="Parse every file again instead of reusing unchanged results."),
+        click.option(
+            "--no-cache",
+            is_flag=True,
+            help="Parse every file again instead of reusing unchanged results.",
+        ),
     ]
     for option in reversed(options):
         f = option(f)

@@ -130,9 +130,7 @@ def _with_scan_options(f):
     default=None,
     help="TOML overriding the effort profile.",
 )
-def check(
-    fail_on, min_confidence, min_score, baseline_file, diff_base, fmt, output, effort_profile, **kw
-):
+def check(fail_on, min_confidence, min_score, baseline_file, diff_base, fmt, output, effort_profile, **kw):
     """Gate a change on ROCm portability: exit 1 when PATHS have findings the gate rejects.
 
     Fails on findings at or above --fail-on (of at least --min-confidence), on a readiness

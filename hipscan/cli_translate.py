@@ -64,13 +64,9 @@ def translate_options(func: Callable) -> Callable:
             show_default=True,
             help="Keep kernel<<<...>>> or emit hipLaunchKernelGGL(...).",
         ),
-        click.option(
-            "--force", is_flag=True, help="Replace outputs edited since hipscan wrote them."
-        ),
+        click.option("--force", is_flag=True, help="Replace outputs edited since hipscan wrote them."),
         click.option("--verify", is_flag=True, help="Compile every emitted file with hipcc."),
-        click.option(
-            "--offload-arch", default="gfx90a", show_default=True, help="AMD target for --verify."
-        ),
+        click.option("--offload-arch", default="gfx90a", show_default=True, help="AMD target for --verify."),
         click.option(
             "--verify-timeout",
             default=180.0,
@@ -114,9 +110,7 @@ def emit_hip(
     return results, compiled
 
 
-def summarize(
-    results: list[FileTranslation], compiled: list[CompileResult], outdir: Path
-) -> list[str]:
+def summarize(results: list[FileTranslation], compiled: list[CompileResult], outdir: Path) -> list[str]:
     written = sum(r.status == "written" for r in results)
     unchanged = sum(r.status == "unchanged" for r in results)
     skipped = [r for r in results if r.status.startswith(("skipped", "error"))]
@@ -153,13 +147,9 @@ def summarize(
     help="Output directory.",
 )
 @translate_options
-@click.option(
-    "--no-scan", is_flag=True, help="Translate without running the rules (no finding markers)."
-)
+@click.option("--no-scan", is_flag=True, help="Translate without running the rules (no finding markers).")
 @click.option("--jobs", default=0, help="Parallel hipcc runs for --verify (0 = cores).")
-@click.option(
-    "--json", "json_out", type=click.Path(path_type=Path), help="Write the per-file report here."
-)
+@click.option("--json", "json_out", type=click.Path(path_type=Path), help="Write the per-file report here.")
 def translate_command(
     path: Path,
     outdir: Path,
@@ -183,9 +173,7 @@ def translate_command(
     if files is None:
         files = source_files(path.resolve())
     if verify and find_hipcc() is None:
-        click.echo(
-            "hipscan: --verify needs hipcc on PATH; translating without the compile check", err=True
-        )
+        click.echo("hipscan: --verify needs hipcc on PATH; translating without the compile check", err=True)
     try:
         results, compiled = emit_hip(
             root,

@@ -75,9 +75,7 @@ def parse_version(text: str) -> tuple[int, ...]:
     try:
         parts = tuple(int(p) for p in str(text).split("."))
     except ValueError:
-        raise ConfigError(
-            f"invalid ROCm version {text!r}: expected MAJOR.MINOR, e.g. 6.4"
-        ) from None
+        raise ConfigError(f"invalid ROCm version {text!r}: expected MAJOR.MINOR, e.g. 6.4") from None
     if not parts:
         raise ConfigError(f"invalid ROCm version {text!r}")
     return parts

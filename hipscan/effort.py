@@ -376,9 +376,7 @@ def estimate(
     for p, entry in files.items():
         if entry.cuda:
             kloc = lines.get(p, 0) / 1000
-            entry.translation = profile.translation_per_file + profile.translation_per_kloc.scale(
-                kloc
-            )
+            entry.translation = profile.translation_per_file + profile.translation_per_kloc.scale(kloc)
     for p in files_g:
         deps = nx.descendants(files_g, p)
         files[p].inherited = total(files[d].findings for d in sorted(deps))

@@ -16,9 +16,7 @@ from hipscan.effort import Hours, ProfileError, estimate, load_profile  # noqa: 
 
 def approx(h: Hours, low, likely, high):
     return (
-        h.low == pytest.approx(low)
-        and h.likely == pytest.approx(likely)
-        and (h.high == pytest.approx(high))
+        h.low == pytest.approx(low) and h.likely == pytest.approx(likely) and (h.high == pytest.approx(high))
     )
 
 
@@ -48,9 +46,7 @@ def test_per_finding_hours_follow_the_profile(tmp_path):
         r.manual,
         *(
             sum(x)
-            for x in zip(
-                *[(f.hours.low, f.hours.likely, f.hours.high) for f in r.findings], strict=True
-            )
+            for x in zip(*[(f.hours.low, f.hours.likely, f.hours.high) for f in r.findings], strict=True)
         ),
     )
 
@@ -80,9 +76,7 @@ def test_translation_and_build_terms(tmp_path):
     cuda = sorted(p for p, fe in r.files.items() if fe.cuda)
     assert cuda == ["common/warp.cuh", "src/reduce.cu", "src/tree.cu"]
     lines = 6 + 9 + 9
-    assert approx(
-        r.translation, 0.3 + 0.5 * lines / 1000, 0.75 + lines / 1000, 1.5 + 2 * lines / 1000
-    )
+    assert approx(r.translation, 0.3 + 0.5 * lines / 1000, 0.75 + lines / 1000, 1.5 + 2 * lines / 1000)
     assert r.build_files == ["CMakeLists.txt"]
     assert approx(r.build, 4.5, 9, 19)
     assert r.files["src/plain.cpp"].total == Hours()
@@ -107,9 +101,7 @@ def test_kernel_effort_includes_what_it_reaches(tmp_path):
     r = estimate(result)
     k = {x.name: x for x in r.kernels}
     header = r.files["common/warp.cuh"].findings
-    assert k["child"].findings == 2 and approx(
-        k["child"].hours, header.low, header.likely, header.high
-    )
+    assert k["child"].findings == 2 and approx(k["child"].hours, header.low, header.likely, header.high)
     assert k["parent"].findings == 3 and k["parent"].reaches == 2  # child, warp_sum
     assert r.kernels[0].name == "parent"  # costliest first
 

@@ -41,7 +41,9 @@ def test_kernels_and_functions_have_execution_spaces(scanned):
 
 
 def test_launches_host_and_device_side_with_configuration(scanned):
-    launches = {(x.kernel, x.context, x.loc.line, x.loc.column): x.config for x in scanned["src/launches.cu"].launches}
+    launches = {
+        (x.kernel, x.context, x.loc.line, x.loc.column): x.config for x in scanned["src/launches.cu"].launches
+    }
     assert launches[("child_kernel", "global", 9, 3)] == ("1", "32")
     assert launches[("parent_kernel", "host", 16, 3)] == ("dim3(4)", "dim3(128)", "0", "0")
 
@@ -174,7 +176,9 @@ def _crash_or_hang(job, setup, watched, max_size):
 def test_worker_crash_and_timeout_are_contained(tmp_path):
     for name in ("crash.cu", "hang.cu", "fine.cu", "fine2.cu"):
         (tmp_path / name).write_text("int x;\n")
-    jobs = [ParseJob(str(tmp_path / n), str(tmp_path)) for n in ("crash.cu", "hang.cu", "fine.cu", "fine2.cu")]
+    jobs = [
+        ParseJob(str(tmp_path / n), str(tmp_path)) for n in ("crash.cu", "hang.cu", "fine.cu", "fine2.cu")
+    ]
     setup = make_setup(ScanConfig(use_pch=False))
     start = time.monotonic()
     got = {f.path: f.status for f in run_jobs(jobs, setup, frozenset(), 10**6, 2, 2.0, parse=_crash_or_hang)}

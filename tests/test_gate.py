@@ -30,8 +30,7 @@ from hipscan.gate import GateError, GateOptions, changed_files, evaluate  # noqa
 def entries(findings) -> list[BaselineEntry]:
     doc = json.loads(render_baseline(findings, "test"))
     return [
-        BaselineEntry(r["rule"], r["path"], r["snippet"], r["function"], r["line"])
-        for r in doc["findings"]
+        BaselineEntry(r["rule"], r["path"], r["snippet"], r["function"], r["line"]) for r in doc["findings"]
     ]
 
 
@@ -120,9 +119,7 @@ def test_baseline_accepts_known_findings(tmp_path):
     base = entries(result.findings)
     assert not evaluate(moved(result, "src/tree.cu", 3), 50, GateOptions(baseline=base)).failed
     new = replace(result.findings[2], snippet='asm volatile("exit;");', line=2)
-    gate = evaluate(
-        replace_findings(result, [*result.findings, new]), 50, GateOptions(baseline=base)
-    )
+    gate = evaluate(replace_findings(result, [*result.findings, new]), 50, GateOptions(baseline=base))
     assert gate.failing == [new] and gate.known == 5
     assert "1 new finding(s)" in gate.reasons[0]
 
@@ -160,9 +157,7 @@ def git(cwd: Path, *args: str) -> str:
         "PATH": "/usr/bin:/bin",
         "GIT_CONFIG_NOSYSTEM": "1",
     }
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
-    ).stdout
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

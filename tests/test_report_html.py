@@ -132,9 +132,7 @@ class Chromium:
     def load(self, url: str, settle: float = 0.5) -> tuple[str, list[dict]]:
         """Open ``url`` in a fresh tab; return the session id and the events seen while loading."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
-            "sessionId"
-        ]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             self.send(f"{domain}.enable", session=session)
         self.events.clear()
@@ -383,9 +381,7 @@ def test_screenshot_shows_the_dashboard(browser, tmp_path):
     browser.screenshot(session, shot)
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
-    top = browser.evaluate(
-        session, "document.getElementById('dashboard').getBoundingClientRect().top"
-    )
+    top = browser.evaluate(session, "document.getElementById('dashboard').getBoundingClientRect().top")
     assert 0 <= top < 1000  # the dashboard is in the captured viewport
 
 

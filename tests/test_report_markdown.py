@@ -54,7 +54,5 @@ def test_source_text_cannot_break_the_table(tmp_path):
 def test_unbalanced_backticks_are_escaped(tmp_path):
     _, result = sample_result(tmp_path)
     result.findings = [replace(result.findings[0], message="odd ` tick | pipe")]
-    row = next(
-        line for line in render("markdown", result).splitlines() if line.startswith("| medium")
-    )
+    row = next(line for line in render("markdown", result).splitlines() if line.startswith("| medium"))
     assert "odd \\` tick \\| pipe" in row and row.count(" | ") == 3

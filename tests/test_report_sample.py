@@ -112,13 +112,9 @@ def finding(project: Project, rule: str, path: str, needle: str, **kw) -> Findin
 
 def sample_result(root: Path) -> tuple[Project, ScanResult]:
     p = Project(root)
-    warp_fn = FunctionFact(
-        "warp_sum", "warp_sum", p.loc("common/warp.cuh", "warp_sum"), 6, "device"
-    )
+    warp_fn = FunctionFact("warp_sum", "warp_sum", p.loc("common/warp.cuh", "warp_sum"), 6, "device")
     reduce_fn = FunctionFact("reduce", "reduce", p.loc("src/reduce.cu", "reduce"), 6, "global")
-    run_fn = FunctionFact(
-        "run_reduce", "run_reduce", p.loc("src/reduce.cu", "run_reduce"), 9, "host"
-    )
+    run_fn = FunctionFact("run_reduce", "run_reduce", p.loc("src/reduce.cu", "run_reduce"), 9, "host")
     child_fn = FunctionFact("child", "child", p.loc("src/tree.cu", "child"), 2, "global")
     parent_fn = FunctionFact("parent", "parent", p.loc("src/tree.cu", "parent"), 5, "global")
     main_fn = FunctionFact("main", "main", p.loc("src/tree.cu", "main"), 9, "host")
@@ -141,16 +137,12 @@ def sample_result(root: Path) -> tuple[Project, ScanResult]:
         files=["src/reduce.cu", "common/warp.cuh", "common/config.h"],
         functions=[warp_fn, reduce_fn, run_fn],
         includes=[
-            IncludeFact(
-                "../common/warp.cuh", p.loc("src/reduce.cu", "../common"), False, "common/warp.cuh"
-            ),
+            IncludeFact("../common/warp.cuh", p.loc("src/reduce.cu", "../common"), False, "common/warp.cuh"),
             *header_includes,
         ],
         calls=[
             shfl,
-            CallFact(
-                "warp_sum", "warp_sum", p.loc("src/reduce.cu", "warp_sum"), "global", "reduce"
-            ),
+            CallFact("warp_sum", "warp_sum", p.loc("src/reduce.cu", "warp_sum"), "global", "reduce"),
         ],
         launches=[LaunchFact("reduce", p.loc("src/reduce.cu", "reduce<<<"), "host", "run_reduce")],
     )
@@ -160,9 +152,7 @@ def sample_result(root: Path) -> tuple[Project, ScanResult]:
         files=["src/tree.cu", "common/warp.cuh", "common/config.h"],
         functions=[warp_fn, child_fn, parent_fn, main_fn],
         includes=[
-            IncludeFact(
-                "../common/warp.cuh", p.loc("src/tree.cu", "../common"), False, "common/warp.cuh"
-            ),
+            IncludeFact("../common/warp.cuh", p.loc("src/tree.cu", "../common"), False, "common/warp.cuh"),
             *header_includes,
         ],
         calls=[
@@ -184,9 +174,7 @@ def sample_result(root: Path) -> tuple[Project, ScanResult]:
         ],
     )
     findings = [
-        finding(
-            p, "HIP201", "common/warp.cuh", "16", function="warp_sum", name="warp-width-literal"
-        ),
+        finding(p, "HIP201", "common/warp.cuh", "16", function="warp_sum", name="warp-width-literal"),
         finding(
             p,
             "HIP202",
@@ -233,9 +221,7 @@ def sample_result(root: Path) -> tuple[Project, ScanResult]:
             name="cmake-cuda-language",
         ),
     ]
-    files = [
-        FileResult(path, "ok", lines=text.count("\n")) for path, text in sorted(p.sources.items())
-    ]
+    files = [FileResult(path, "ok", lines=text.count("\n")) for path, text in sorted(p.sources.items())]
     result = ScanResult(
         root=root,
         files=files,
@@ -265,8 +251,7 @@ def test_text_report_is_compiler_style_and_sorted(tmp_path):
     lines = out.splitlines()
     loc = p.loc("common/warp.cuh", "16")
     assert (
-        lines[0]
-        == f"CMakeLists.txt:1:{p.loc('CMakeLists.txt', 'CUDA').column}: HIP901 [low] HIP901 at CUDA"
+        lines[0] == f"CMakeLists.txt:1:{p.loc('CMakeLists.txt', 'CUDA').column}: HIP901 [low] HIP901 at CUDA"
     )
     assert f"common/warp.cuh:{loc.line}:{loc.column}: HIP201 [medium] HIP201 at 16" in lines
     first_five = lines[:5]

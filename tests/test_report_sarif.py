@@ -90,10 +90,7 @@ def test_fingerprints_survive_line_moves_and_separate_twins(tmp_path):
     after = {r["ruleId"]: r["partialFingerprints"] for r in after_doc["runs"][0]["results"]}
     assert before == after
     assert (
-        after_doc["runs"][0]["results"][-1]["locations"][0]["physicalLocation"]["region"][
-            "startLine"
-        ]
-        == 11
+        after_doc["runs"][0]["results"][-1]["locations"][0]["physicalLocation"]["region"]["startLine"] == 11
     )
     # two identical lines in one file get different fingerprints
     f = result.findings[0]

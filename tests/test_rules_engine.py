@@ -94,9 +94,14 @@ def test_inline_asm_names_instruction_and_skips_host_asm(rules):
         AsmFact("rdtsc", loc(8), "host", "g", ("rdtsc",)),
         AsmFact("fence.sc.gpu;", loc(12), "device", "f", ("fence.sc.gpu",), (), True),
         AsmFact("movl %%eax, %%ebx", loc(15), "host-device", "hd", ("movl",)),
-        AsmFact("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 ...", loc(20), "device",
-                "m", ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",)),
-    ]  # fmt: skip
+        AsmFact(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 ...",
+            loc(20),
+            "device",
+            "m",
+            ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",),
+        ),
+    ]
     found = run(rules, facts)
     assert ids(found) == [("HIP201", 3), ("HIP201", 12), ("HIP652", 20)]
     assert "`bfind.u32`" in found[0].message
@@ -175,9 +180,7 @@ def test_directives_members_includes(rules):
     facts.directives = [
         DirectiveFact("if", "__CUDA_ARCH__ >= 800", loc(1, 1), ("__CUDA_ARCH__",)),
         DirectiveFact("ifdef", "__CUDA_ARCH__", loc(2, 1), ("__CUDA_ARCH__",)),
-        DirectiveFact(
-            "if", "defined ( __HIP_PLATFORM_AMD__ )", loc(3, 1), ("__HIP_PLATFORM_AMD__",)
-        ),
+        DirectiveFact("if", "defined ( __HIP_PLATFORM_AMD__ )", loc(3, 1), ("__HIP_PLATFORM_AMD__",)),
     ]
     facts.members = [
         MemberRefFact("major", "cudaDeviceProp", loc(4), "host", "f", "prop.major >= 7"),
@@ -253,9 +256,7 @@ def test_suppressions(rules):
         LaunchFact("b", loc(4), "global", "p"),
     ]
     facts.calls = [CallFact("clock64", "clock64", loc(5), "device", "t")]
-    facts.suppressions = {
-        P: {3: frozenset({"HIP101"}), 4: frozenset({"*"}), 5: frozenset({"timers"})}
-    }
+    facts.suppressions = {P: {3: frozenset({"HIP101"}), 4: frozenset({"*"}), 5: frozenset({"timers"})}}
     assert run(rules, facts) == []
 
 
@@ -319,10 +320,24 @@ def test_apply_on_empty_facts_is_empty(rules):
 def _entry(name: str, **kw):
     from hipscan.apitable import ApiEntry
 
-    base = dict(library="runtime", section="s", kind="function", cuda_name=name, hip_name="",
-                roc_name="", cuda_added="", cuda_deprecated="", cuda_removed="", hip_added="",
-                hip_deprecated="", hip_removed="", hip_experimental="", unsupported=False,
-                no_hip_or_roc=False, roc_library="")  # fmt: skip
+    base = dict(
+        library="runtime",
+        section="s",
+        kind="function",
+        cuda_name=name,
+        hip_name="",
+        roc_name="",
+        cuda_added="",
+        cuda_deprecated="",
+        cuda_removed="",
+        hip_added="",
+        hip_deprecated="",
+        hip_removed="",
+        hip_experimental="",
+        unsupported=False,
+        no_hip_or_roc=False,
+        roc_library="",
+    )
     base.update(kw)
     return ApiEntry(**base)
 
@@ -334,14 +349,10 @@ def test_api_statuses_with_a_small_table(rules):
     table = ApiTable(
         {
             "cuGone": _entry("cuGone", hip_name="hipGone", hip_added="1.0.0", hip_removed="6.0.0"),
-            "cuExp": _entry(
-                "cuExp", hip_name="hipExp", hip_added="6.1.0", hip_experimental="6.1.0"
-            ),
+            "cuExp": _entry("cuExp", hip_name="hipExp", hip_added="6.1.0", hip_experimental="6.1.0"),
             "cuNew": _entry("cuNew", hip_name="hipNew", hip_added="6.3.0"),
             "cuOld": _entry("cuOld", hip_name="hipOld", hip_added="1.0.0", cuda_removed="12.0"),
-            "cuNone": _entry(
-                "cuNone", unsupported=True, no_hip_or_roc=True, cuda_deprecated="11.0"
-            ),
+            "cuNone": _entry("cuNone", unsupported=True, no_hip_or_roc=True, cuda_deprecated="11.0"),
             "cudnnX": _entry("cudnnX", library="cudnn", unsupported=True, no_hip_or_roc=True),
         }
     )
@@ -360,8 +371,13 @@ def test_api_statuses_with_a_small_table(rules):
     assert at((6, 4)) == [("HIP717", 6), ("HIP901", 5), ("HIP903", 1), ("HIP905", 2), ("HIP906", 4)]
     # before 6.1 the experimental API does not exist yet, before 6.3 neither does cuNew
     assert at((6, 0)) == [
-        ("HIP717", 6), ("HIP901", 5), ("HIP902", 2), ("HIP902", 3), ("HIP903", 1), ("HIP906", 4)
-    ]  # fmt: skip
+        ("HIP717", 6),
+        ("HIP901", 5),
+        ("HIP902", 2),
+        ("HIP902", 3),
+        ("HIP903", 1),
+        ("HIP906", 4),
+    ]
     assert ("HIP903", 1) not in at((5, 7))  # not removed yet in 5.7
 
 

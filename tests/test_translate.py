@@ -59,8 +59,7 @@ def _body(text: str) -> str:
     return "\n".join(
         line
         for line in text.splitlines()
-        if not line.startswith("// HIPSCAN: HIP translation")
-        and "implicit in nvcc builds" not in line
+        if not line.startswith("// HIPSCAN: HIP translation") and "implicit in nvcc builds" not in line
     )
 
 
@@ -182,10 +181,7 @@ def test_library_headers_and_names(tmp_path):
     assert "hipblasHandle_t h; hipblasCreate(&h); hipcub::DeviceReduce::Sum" in text
     _run(root, tmp_path / "roc", roc=True)
     roc = (tmp_path / "roc" / "l.hip").read_text()
-    assert (
-        "#include <rocblas/rocblas.h>" in roc
-        and "rocblas_handle h; rocblas_create_handle(&h);" in roc
-    )
+    assert "#include <rocblas/rocblas.h>" in roc and "rocblas_handle h; rocblas_create_handle(&h);" in roc
 
 
 def test_project_names_and_members_are_not_renamed(tmp_path):
@@ -211,9 +207,7 @@ def test_unconverted_names_reported_with_marker(tmp_path):
     text = (tmp_path / "out" / "unsupported.hip").read_text().splitlines()
     line = r.line_map.to_output(7)
     assert text[line - 1].lstrip().startswith("cudaDeviceFlushGPUDirectRDMAWrites(")
-    assert text[line - 2].startswith(
-        "  // HIPSCAN untranslated: cudaDeviceFlushGPUDirectRDMAWrites"
-    )
+    assert text[line - 2].startswith("  // HIPSCAN untranslated: cudaDeviceFlushGPUDirectRDMAWrites")
 
 
 def test_launches_kept_by_default(tmp_path):
@@ -226,10 +220,7 @@ def test_launches_kept_by_default(tmp_path):
 def test_hip_launch_kernel_ggl_form(tmp_path):
     results = _run(FIXTURES / "launch", tmp_path / "out", launch_syntax="hip")
     text = (tmp_path / "out" / "launches.hip").read_text()
-    assert (
-        "hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float, 32>), dim3(4, 1), 32, 0, 0, p, 1.0f);"
-        in text
-    )
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float, 32>), dim3(4, 1), 32, 0, 0, p, 1.0f);" in text
     assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float, 64>), 4, 64, 0, 0, p, 2.0f);" in text
     assert "hipLaunchKernelGGL(work::scaled, 1, 32, 0, stream, p, 0.5f);" in text
     assert "hipLaunchKernelGGL(touch, 1, 1, 0, 0);" in text
@@ -368,10 +359,7 @@ def test_report_to_dict(basic):
 def test_non_utf8_source_keeps_its_bytes(tmp_path):
     root = tmp_path / "src"
     root.mkdir()
-    raw = (
-        b"// caf\xe9 cudaMalloc\n"
-        b'void f(void** p) { cudaMalloc(p, 4); const char* s = "\xe9t\xe9"; }\n'
-    )
+    raw = b'// caf\xe9 cudaMalloc\nvoid f(void** p) { cudaMalloc(p, 4); const char* s = "\xe9t\xe9"; }\n'
     (root / "l.cu").write_bytes(raw)
     _run(root, tmp_path / "out")
     got = (tmp_path / "out" / "l.hip").read_bytes()
@@ -379,10 +367,7 @@ def test_non_utf8_source_keeps_its_bytes(tmp_path):
 
 
 def test_header_guards_and_empty_macros(tmp_path):
-    src = (
-        "#include <cuda_runtime.h>\n#ifdef __CUDA_RUNTIME_H__\n"
-        "void CUDART_CB cb(cudaStream_t s);\n#endif\n"
-    )
+    src = "#include <cuda_runtime.h>\n#ifdef __CUDA_RUNTIME_H__\nvoid CUDART_CB cb(cudaStream_t s);\n#endif\n"
     root = _tree(tmp_path, {"g.cu": src})
     _run(root, tmp_path / "out")
     text = (tmp_path / "out" / "g.hip").read_text()

@@ -111,9 +111,7 @@ def test_hip_launch_syntax_compiles(tmp_path):
 def test_failures_map_to_original_lines_and_findings_explain_them(tmp_path):
     files = [FIXTURES / "launch" / "unsupported.cu"]
     findings = [_finding("unsupported.cu", 7)]
-    results = translate_tree(
-        FIXTURES / "launch", files, findings, tmp_path / "out", TranslateOptions()
-    )
+    results = translate_tree(FIXTURES / "launch", files, findings, tmp_path / "out", TranslateOptions())
     [c] = verify_outputs(results, tmp_path / "out", findings, timeout=300)
     assert c.status == "fail"
     assert {(e.source, e.line) for e in c.errors} <= {("unsupported.cu", 7), ("unsupported.cu", 8)}

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from hipscan.config import ScanConfig
 from hipscan.facts import FileFacts
-from hipscan.frontend.cache import FactsCache
 from hipscan.frontend.buildfiles import load_compile_commands, scan_build_file
+from hipscan.frontend.cache import FactsCache
 from hipscan.frontend.clang import ParseSetup, clang_args, make_setup, setup_digest
 from hipscan.frontend.discover import SourceSet, discover, header_index
 from hipscan.frontend.extract import relpath
@@ -28,13 +27,27 @@ def parse_file(
     setup = make_setup(config)
     path, root = Path(path).resolve(), Path(root).resolve()
     sources = discover([root], config.excludes)
-    job = ParseJob(str(path), str(root), project_files=frozenset(str(p) for p in sources.project_files) | {str(path)},
-                   header_index=header_index(sources.project_files))  # fmt: skip
+    job = ParseJob(
+        str(path),
+        str(root),
+        project_files=frozenset(str(p) for p in sources.project_files) | {str(path)},
+        header_index=header_index(sources.project_files),
+    )
     return _parse_job(job, setup, watched, config.max_file_size)
 
 
-FACT_LISTS = ("functions", "calls", "launches", "asms", "decls", "idents", "literals", "members", "includes",
-              "directives")  # fmt: skip
+FACT_LISTS = (
+    "functions",
+    "calls",
+    "launches",
+    "asms",
+    "decls",
+    "idents",
+    "literals",
+    "members",
+    "includes",
+    "directives",
+)
 
 
 def _drop_taken_headers(facts: FileFacts, covered: set[str], root: Path) -> None:
@@ -69,17 +82,17 @@ def collect(
     covered: set[str] = set()
 
     def jobs_for(files: list[Path]) -> list[ParseJob]:
-        return [ParseJob(str(f), str(root), args=flags.get(str(f), ()), project_files=project, header_index=index)
-                for f in files]  # fmt: skip
+        return [
+            ParseJob(str(f), str(root), args=flags.get(str(f), ()), project_files=project, header_index=index)
+            for f in files
+        ]
 
     def before(job: ParseJob) -> ParseJob:
         job.skip_headers = frozenset(covered)
         return job
 
     cache = (
-        FactsCache(config.cache_path() / "facts", setup_digest(setup, watched))
-        if config.use_cache
-        else None
+        FactsCache(config.cache_path() / "facts", setup_digest(setup, watched)) if config.use_cache else None
     )
 
     def cached(files: list[Path]) -> tuple[list[FileFacts], list[Path]]:
@@ -94,9 +107,7 @@ def collect(
                 entries[f] = facts
         while True:
             carried = set(covered) | {str(root / o) for e in entries.values() for o in e.files}
-            broken = [
-                f for f, e in entries.items() if not {str(root / i) for i in e.inputs} <= carried
-            ]
+            broken = [f for f, e in entries.items() if not {str(root / i) for i in e.inputs} <= carried]
             if not broken:
                 break
             for f in broken:

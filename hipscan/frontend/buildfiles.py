@@ -28,17 +28,13 @@ CMAKE = [
     ("library", re.compile(r"\bCUDA::(?P<v>\w+)")),
     (
         "flag",
-        re.compile(
-            r"(?P<v>CUDA_SEPARABLE_COMPILATION|CUDA_RESOLVE_DEVICE_SYMBOLS)\s+(?:ON|TRUE|1)", re.I
-        ),
+        re.compile(r"(?P<v>CUDA_SEPARABLE_COMPILATION|CUDA_RESOLVE_DEVICE_SYMBOLS)\s+(?:ON|TRUE|1)", re.I),
     ),
 ]
 FLAGS = [
     (
         "flag",
-        re.compile(
-            r"(?<![\w-])(?P<v>-rdc(?:=true)?|--relocatable-device-code(?:=true)?|-dc)(?![\w-])"
-        ),
+        re.compile(r"(?<![\w-])(?P<v>-rdc(?:=true)?|--relocatable-device-code(?:=true)?|-dc)(?![\w-])"),
     ),
     (
         "architecture",
@@ -78,9 +74,7 @@ def _scan_lines(text: str, rel: str, tool: str, patterns: list) -> list[BuildFac
             for m in pattern.finditer(code):
                 value = m.groupdict().get("v") or m.group(0)
                 start = m.start("v") if m.groupdict().get("v") else m.start()
-                out.append(
-                    BuildFact(kind=kind, value=value, loc=Loc(rel, lineno, start + 1), tool=tool)
-                )
+                out.append(BuildFact(kind=kind, value=value, loc=Loc(rel, lineno, start + 1), tool=tool))
     return out
 
 

@@ -82,11 +82,36 @@ _lib.clang_getFileLocation.argtypes = [
 _lib.clang_getFileName.argtypes = [ctypes.c_void_p]
 
 BINARY_OPERATORS = {
-    3: "*", 4: "/", 5: "%", 6: "+", 7: "-", 8: "<<", 9: ">>", 11: "<", 12: ">", 13: "<=",
-    14: ">=", 15: "==", 16: "!=", 17: "&", 18: "^", 19: "|", 20: "&&", 21: "||", 22: "=",
-    23: "*=", 24: "/=", 25: "%=", 26: "+=", 27: "-=", 28: "<<=", 29: ">>=", 30: "&=", 31: "^=",
+    3: "*",
+    4: "/",
+    5: "%",
+    6: "+",
+    7: "-",
+    8: "<<",
+    9: ">>",
+    11: "<",
+    12: ">",
+    13: "<=",
+    14: ">=",
+    15: "==",
+    16: "!=",
+    17: "&",
+    18: "^",
+    19: "|",
+    20: "&&",
+    21: "||",
+    22: "=",
+    23: "*=",
+    24: "/=",
+    25: "%=",
+    26: "+=",
+    27: "-=",
+    28: "<<=",
+    29: ">>=",
+    30: "&=",
+    31: "^=",
     32: "|=",
-}  # fmt: skip
+}
 
 
 def binary_operator(cursor: ci.Cursor) -> str:
@@ -156,7 +181,13 @@ def base_args(config: ScanConfig, mode: str, cuda_path: Path | None) -> list[str
     if mode == "toolkit" and cuda_path is not None:
         # Real headers; clang's CUDA wrapper is not in the wheel, so include the runtime directly.
         args += [f"--cuda-path={cuda_path}", "-nocudainc", "-resource-dir", str(SHIM_DIR)]
-        args += ["-D__CUDACC__", "-D__NVCC__", "-D__CUDACC_RDC__", "-isystem", str(cuda_path / "include")]
+        args += [
+            "-D__CUDACC__",
+            "-D__NVCC__",
+            "-D__CUDACC_RDC__",
+            "-isystem",
+            str(cuda_path / "include"),
+        ]
     else:
         args += ["-nocudainc", "-resource-dir", str(SHIM_DIR), "-isystem", str(SHIM_DIR / "cuda")]
     args += [f"-D{d}" for d in config.defines]
@@ -212,9 +243,7 @@ def make_setup(config: ScanConfig) -> ParseSetup:
     if mode == "toolkit" and cuda_path is None:
         from hipscan.config import ConfigError
 
-        raise ConfigError(
-            "--mode toolkit: no CUDA toolkit found (give --cuda-path or set CUDA_HOME)"
-        )
+        raise ConfigError("--mode toolkit: no CUDA toolkit found (give --cuda-path or set CUDA_HOME)")
     args = base_args(config, mode, cuda_path)
     include = str(SHIM_DIR / ("hipscan_toolkit.h" if mode == "toolkit" else "hipscan_cuda.h"))
     prefix: tuple[str, ...] = ("-include", include)
@@ -222,9 +251,7 @@ def make_setup(config: ScanConfig) -> ParseSetup:
         pch = build_pch(config, args, include)
         if pch is not None:
             prefix = ("-include-pch", str(pch))
-    return ParseSetup(
-        mode=mode, args=tuple(args), prefix=prefix, include_dirs=tuple(config.include_dirs)
-    )
+    return ParseSetup(mode=mode, args=tuple(args), prefix=prefix, include_dirs=tuple(config.include_dirs))
 
 
 def setup_digest(setup: ParseSetup, watched: frozenset[str]) -> str:

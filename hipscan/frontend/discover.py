@@ -25,9 +25,7 @@ CUDA_MARKERS = re.compile(
 class SourceSet:
     root: Path
     sources: list[Path] = field(default_factory=list)  # parsed as translation units, in order
-    headers: list[Path] = field(
-        default_factory=list
-    )  # CUDA headers (parsed alone if no TU includes them)
+    headers: list[Path] = field(default_factory=list)  # CUDA headers (parsed alone if no TU includes them)
     project_files: set[Path] = field(default_factory=set)  # every C/C++/CUDA file under the root
     build_files: list[Path] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
@@ -35,11 +33,7 @@ class SourceSet:
 
 def _excluded(rel: str, name: str, patterns: tuple[str, ...]) -> bool:
     for p in patterns:
-        if (
-            fnmatch.fnmatch(name, p)
-            or fnmatch.fnmatch(rel, p)
-            or fnmatch.fnmatch(rel, p.rstrip("/") + "/*")
-        ):
+        if fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, p.rstrip("/") + "/*"):
             return True
     return False
 

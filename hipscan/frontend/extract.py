@@ -37,15 +37,36 @@ _lib.clang_EvalResult_getAsUnsigned.argtypes = [ctypes.c_void_p]
 _lib.clang_EvalResult_getAsUnsigned.restype = ctypes.c_ulonglong
 _lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
 
-DECLARING_KINDS = frozenset({K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.VAR_DECL, K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL,
-                             K.STRUCT_DECL, K.CLASS_DECL, K.UNION_DECL, K.ENUM_DECL, K.CLASS_TEMPLATE,
-                             K.MACRO_DEFINITION})  # fmt: skip
+DECLARING_KINDS = frozenset(
+    {
+        K.FUNCTION_DECL,
+        K.FUNCTION_TEMPLATE,
+        K.VAR_DECL,
+        K.TYPEDEF_DECL,
+        K.TYPE_ALIAS_DECL,
+        K.STRUCT_DECL,
+        K.CLASS_DECL,
+        K.UNION_DECL,
+        K.ENUM_DECL,
+        K.CLASS_TEMPLATE,
+        K.MACRO_DEFINITION,
+    }
+)
 PREPROCESSING_KINDS = frozenset({500, 501, 502, 503})  # directive, macro definition/expansion, include
 _lib.clang_Location_isInSystemHeader.argtypes = [ci.SourceLocation]
 _lib.clang_Location_isInSystemHeader.restype = ctypes.c_int
 BINOP_KINDS = frozenset({K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR})
-CALLABLE_KINDS = frozenset({K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE, K.CONVERSION_FUNCTION,
-                            K.VAR_DECL, K.FIELD_DECL, K.PARM_DECL})  # fmt: skip  (the last three: function pointers)
+CALLABLE_KINDS = frozenset(
+    {
+        K.FUNCTION_DECL,
+        K.CXX_METHOD,
+        K.FUNCTION_TEMPLATE,
+        K.CONVERSION_FUNCTION,
+        K.VAR_DECL,
+        K.FIELD_DECL,
+        K.PARM_DECL,
+    }
+)  # fmt: skip  (the last three: function pointers)
 CONFIG_FUNCTIONS = frozenset({"__cudaPushCallConfiguration", "cudaConfigureCall"})
 FUNCTION_KINDS = frozenset(
     {
@@ -57,24 +78,61 @@ FUNCTION_KINDS = frozenset(
         K.CONVERSION_FUNCTION,
     }
 )
-DECL_KINDS = {K.VAR_DECL: "var", K.FIELD_DECL: "field", K.PARM_DECL: "param", K.TYPEDEF_DECL: "typedef",
-              K.TYPE_ALIAS_DECL: "typedef"}  # fmt: skip
+DECL_KINDS = {
+    K.VAR_DECL: "var",
+    K.FIELD_DECL: "field",
+    K.PARM_DECL: "param",
+    K.TYPEDEF_DECL: "typedef",
+    K.TYPE_ALIAS_DECL: "typedef",
+}
 STORAGE_ATTRS = {
     K.CUDASHARED_ATTR: "shared",
     K.CUDACONSTANT_ATTR: "constant",
     K.CUDADEVICE_ATTR: "device",
 }
-WRAPPERS = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
-                      K.CXX_FUNCTIONAL_CAST_EXPR, K.UNARY_OPERATOR})  # fmt: skip
+WRAPPERS = frozenset(
+    {
+        K.UNEXPOSED_EXPR,
+        K.PAREN_EXPR,
+        K.CSTYLE_CAST_EXPR,
+        K.CXX_STATIC_CAST_EXPR,
+        K.CXX_FUNCTIONAL_CAST_EXPR,
+        K.UNARY_OPERATOR,
+    }
+)
 COMPARE_OPS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 # Integer values the warp-size analysis looks at; anything else in device code is irrelevant.
 WARP_VALUES = frozenset({5, 6, 15, 16, 31, 32, 63, 64, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
 PTX_REGISTER = re.compile(r"%%?([a-z_][a-z0-9_.]*)")
-PTX_SPECIAL = frozenset({"laneid", "warpid", "nwarpid", "smid", "nsmid", "gridid", "clock", "clock64",
-                         "globaltimer", "globaltimer_lo", "globaltimer_hi", "lanemask_eq", "lanemask_le",
-                         "lanemask_lt", "lanemask_ge", "lanemask_gt", "dynamic_smem_size",
-                         "total_smem_size", "cluster_ctarank", "cluster_nctarank", "clusterid",
-                         "nclusterid", "is_explicit_cluster", "envreg", "pm0"})  # fmt: skip
+PTX_SPECIAL = frozenset(
+    {
+        "laneid",
+        "warpid",
+        "nwarpid",
+        "smid",
+        "nsmid",
+        "gridid",
+        "clock",
+        "clock64",
+        "globaltimer",
+        "globaltimer_lo",
+        "globaltimer_hi",
+        "lanemask_eq",
+        "lanemask_le",
+        "lanemask_lt",
+        "lanemask_ge",
+        "lanemask_gt",
+        "dynamic_smem_size",
+        "total_smem_size",
+        "cluster_ctarank",
+        "cluster_nctarank",
+        "clusterid",
+        "nclusterid",
+        "is_explicit_cluster",
+        "envreg",
+        "pm0",
+    }
+)
 NUMBER = re.compile(rb"[0-9][0-9a-zA-Z_']*|[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -152,18 +210,22 @@ def unquote_c(literal: str) -> str:
 class Extractor:
     """Collects facts for the project files of one TU; one instance per parse."""
 
-    def __init__(self, tu: ci.TranslationUnit, facts: FileFacts, files: dict[str, tuple[str, FileTokens]],
-                 watched: frozenset[str], include_map: dict[tuple[str, int], str],
-                 project: frozenset[str] = frozenset()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        tu: ci.TranslationUnit,
+        facts: FileFacts,
+        files: dict[str, tuple[str, FileTokens]],
+        watched: frozenset[str],
+        include_map: dict[tuple[str, int], str],
+        project: frozenset[str] = frozenset(),
+    ) -> None:
         self.tu = tu
         self.facts = facts
         self.files = files  # absolute name -> (relative path, tokens)
         self.watched = watched
         self.include_map = include_map  # (abs includer, line) -> relative included path or ""
         self.project = project
-        self.spans: dict[
-            str, list[tuple[int, int, str, str]]
-        ] = {}  # rel -> (start, end, space, name)
+        self.spans: dict[str, list[tuple[int, int, str, str]]] = {}  # rel -> (start, end, space, name)
 
     # -- helpers ---------------------------------------------------------------------------
     def loc(self, cursor: ci.Cursor) -> tuple[Loc, str, int] | None:
@@ -280,29 +342,21 @@ class Extractor:
                 is_template=c.kind == K.FUNCTION_TEMPLATE,
                 launch_bounds=bounds,
                 cluster_dims=cluster,
-            )  # fmt: skip
+            )
         )
         if ext.start.file is not None and ext.start.file.name == absname:
-            self.spans.setdefault(rel, []).append(
-                (ext.start.offset, ext.end.offset, new_space, name)
-            )
+            self.spans.setdefault(rel, []).append((ext.start.offset, ext.end.offset, new_space, name))
         return new_space, name
 
     @staticmethod
-    def function_attrs(
-        ft: FileTokens, start: int, loc: Loc
-    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """__launch_bounds__(...) and __cluster_dims__(...) argument texts, from the tokens before the name."""
+    def function_attrs(ft: FileTokens, start: int, loc: Loc) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """__launch_bounds__(...) / __cluster_dims__(...) argument texts, from the tokens before the name."""
         out: dict[str, tuple[str, ...]] = {}
         toks = ft.tokens
         i = _token_index(ft, start)
         while i < len(toks) and (toks[i].line, toks[i].column) < (loc.line, loc.column):
             t = toks[i]
-            if (
-                t.kind == IDENT
-                and t.text in ("__launch_bounds__", "__cluster_dims__")
-                and i + 1 < len(toks)
-            ):
+            if t.kind == IDENT and t.text in ("__launch_bounds__", "__cluster_dims__") and i + 1 < len(toks):
                 args, i = _paren_args(ft, i + 1)
                 out[t.text] = tuple(args)
                 continue
@@ -324,11 +378,7 @@ class Extractor:
 
     def call(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
         kids = list(children(c))
-        if (
-            len(kids) >= 2
-            and kids[1].kind == K.CALL_EXPR
-            and kids[1].spelling in CONFIG_FUNCTIONS
-        ):
+        if len(kids) >= 2 and kids[1].kind == K.CALL_EXPR and kids[1].spelling in CONFIG_FUNCTIONS:
             where = self.loc(c)
             if where is None:
                 return
@@ -389,7 +439,7 @@ class Extractor:
                 args=args,
                 result_type=self.result_type(parents),
                 member_of=member_of,
-            )  # fmt: skip
+            )
         )
 
     def result_type(self, parents: list[ci.Cursor]) -> str:
@@ -398,9 +448,11 @@ class Extractor:
                 continue
             if p.kind == K.VAR_DECL:
                 return p.type.spelling
-            if p.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and binary_operator(
-                p
-            ) in ("=", "|=", "&="):
+            if p.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and binary_operator(p) in (
+                "=",
+                "|=",
+                "&=",
+            ):
                 lhs = next(iter(children(p)), None)
                 return lhs.type.spelling if lhs is not None else ""
             return ""
@@ -450,7 +502,7 @@ class Extractor:
                 storage=tuple(storage),
                 array_dims=tuple(dims),
                 init=init,
-            )  # fmt: skip
+            )
         )
 
     def spelled_prefix(self, c: ci.Cursor, absname: str, name_off: int) -> str:
@@ -463,7 +515,9 @@ class Extractor:
     def simple_decl(self, c: ci.Cursor, kind: str, space: str) -> None:
         where = self.loc(c)
         if where is not None:
-            self.facts.decls.append(DeclFact(name=c.spelling, type=c.type.spelling, loc=where[0], context=space, kind=kind))
+            self.facts.decls.append(
+                DeclFact(name=c.spelling, type=c.type.spelling, loc=where[0], context=space, kind=kind)
+            )
 
     def _is_initializer(self, decl: ci.Cursor, expr: ci.Cursor, absname: str, name_off: int) -> bool:
         """An expression after `=`, `(` or `{` following the name, not an array size."""
@@ -483,9 +537,7 @@ class Extractor:
         text = _asm_text(ft, _token_index(ft, off))
         ins, regs = parse_asm(text)
         self.facts.asms.append(
-            AsmFact(
-                text=text, loc=loc, context=space, function=fname, instructions=ins, registers=regs
-            )
+            AsmFact(text=text, loc=loc, context=space, function=fname, instructions=ins, registers=regs)
         )
 
     def literal(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
@@ -540,9 +592,7 @@ class Extractor:
                 role, op = "arg", p.spelling
                 args = list(p.get_arguments())
                 pos = child.extent.start.offset
-                other = str(
-                    next((i for i, a in enumerate(args) if a.extent.start.offset == pos), -1)
-                )
+                other = str(next((i for i, a in enumerate(args) if a.extent.start.offset == pos), -1))
             elif pk == K.ARRAY_SUBSCRIPT_EXPR:
                 role = "subscript"
             elif pk == K.RETURN_STMT:
@@ -559,7 +609,7 @@ class Extractor:
                 op=op,
                 other=other,
                 other_type=other_type,
-            )  # fmt: skip
+            )
         )
 
     def folded_operands(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
@@ -577,7 +627,11 @@ class Extractor:
                 inner = nxt
             if inner.kind == K.INTEGER_LITERAL:
                 continue  # the literal itself is recorded by literal()
-            if inner.kind in BINOP_KINDS and binary_operator(inner) in ("+", "-", "*", "<<", "|") and op in ("+", "-", "*", "<<", "|"):
+            if (
+                inner.kind in BINOP_KINDS
+                and binary_operator(inner) in ("+", "-", "*", "<<", "|")
+                and op in ("+", "-", "*", "<<", "|")
+            ):
                 continue  # only the outermost constant expression counts
             value = evaluate_int(side)
             if value is None or value not in WARP_VALUES:
@@ -589,9 +643,17 @@ class Extractor:
             if role == "compare" and any(q.kind == K.FOR_STMT for q in parents[-3:]):
                 role = "loop-bound"
             self.facts.literals.append(
-                LiteralFact(value=value, spelling=self.text(side, 80) or str(value), loc=where[0], context=space,
-                            function=fname, role=role, op=op, other=self.text(other, 200),
-                            other_type=other.type.spelling)  # fmt: skip
+                LiteralFact(
+                    value=value,
+                    spelling=self.text(side, 80) or str(value),
+                    loc=where[0],
+                    context=space,
+                    function=fname,
+                    role=role,
+                    op=op,
+                    other=self.text(other, 200),
+                    other_type=other.type.spelling,
+                )
             )
 
     def member(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
@@ -633,7 +695,7 @@ class Extractor:
             spans = sorted(self.spans.get(rel, []))
             starts = [s[0] for s in spans]
 
-            def context(offset: int) -> tuple[str, str]:
+            def context(offset: int, spans=spans, starts=starts) -> tuple[str, str]:
                 i = bisect.bisect_right(starts, offset) - 1
                 while i >= 0:
                     s, e, sp, nm = spans[i]
@@ -665,9 +727,7 @@ class Extractor:
                     "warning",
                 ):
                     self.facts.directives.append(
-                        DirectiveFact(
-                            kind=d.kind, text=d.text, loc=Loc(rel, d.line, d.column), names=d.names
-                        )
+                        DirectiveFact(kind=d.kind, text=d.text, loc=Loc(rel, d.line, d.column), names=d.names)
                     )
             launch_lines = {(f.loc.line) for f in self.facts.launches if f.loc.path == rel}
             inactive = sorted(ft.inactive)
@@ -822,26 +882,24 @@ def _launch_config(ft: FileTokens, offset: int) -> tuple[str, ...]:
     return ()
 
 
-STORAGE_WORDS = re.compile(r"\b(?:__shared__|__constant__|__device__|__managed__|extern|static|const|volatile|"
-                           r"inline|__restrict__|constexpr|thread_local|register)\b|__attribute__\(\(.*?\)\)")
+STORAGE_WORDS = re.compile(
+    r"\b(?:__shared__|__constant__|__device__|__managed__|extern|static|const|volatile|"
+    r"inline|__restrict__|constexpr|thread_local|register)\b|__attribute__\(\(.*?\)\)"
+)
 
 
 def _type_spelling(t: ci.Type, spelled: str) -> str:
     """clang's spelling, or the written one where clang fell back to int for an unknown type."""
-    if spelled and (t.kind == ci.TypeKind.INVALID or (t.spelling in ("int", "int *") and "int" not in spelled)):
+    if spelled and (
+        t.kind == ci.TypeKind.INVALID or (t.spelling in ("int", "int *") and "int" not in spelled)
+    ):
         text = " ".join(STORAGE_WORDS.sub(" ", spelled).split())
         return text or t.spelling
     return t.spelling
 
 
 def _strip_type(spelling: str) -> str:
-    s = (
-        spelling.replace("const ", "")
-        .replace("volatile ", "")
-        .replace("&", "")
-        .replace("*", "")
-        .strip()
-    )
+    s = spelling.replace("const ", "").replace("volatile ", "").replace("&", "").replace("*", "").strip()
     return s.removeprefix("struct ").removeprefix("class ").strip()
 
 

@@ -31,7 +31,16 @@ def generate() -> str:
     hand = (SHIM / "hipscan_cuda.h").read_text(encoding="utf-8")
     declared = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", hand))
     declared.update(
-        {"CUresult", "CUdevice", "CUdeviceptr", "nvrtcResult", "nvrtcProgram", "_nvrtcProgram", "CUtexObject", "CUsurfObject"}
+        {
+            "CUresult",
+            "CUdevice",
+            "CUdeviceptr",
+            "nvrtcResult",
+            "nvrtcProgram",
+            "_nvrtcProgram",
+            "CUtexObject",
+            "CUsurfObject",
+        }
     )
     table = load_api_table()
     types: list[str] = []

@@ -131,9 +131,7 @@ def _recovery_declarations(
     return decls, bool(needed)
 
 
-def parse_file(
-    job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_size: int
-) -> FileFacts:
+def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_size: int) -> FileFacts:
     path = Path(job.path)
     root = Path(job.root)
     rel = relpath(path, root)

@@ -15,11 +15,12 @@ from hipscan.facts import FileFacts
 from hipscan.frontend.clang import ParseSetup
 from hipscan.frontend.parse import ParseJob, parse_file
 
-
 ParseFn = Callable[[ParseJob, ParseSetup, frozenset, int], FileFacts]
 
 
-def _worker(conn: Connection, setup: ParseSetup, watched: frozenset[str], max_size: int, parse: ParseFn) -> None:
+def _worker(
+    conn: Connection, setup: ParseSetup, watched: frozenset[str], max_size: int, parse: ParseFn
+) -> None:
     while True:
         try:
             job = conn.recv()
@@ -42,7 +43,9 @@ def _worker(conn: Connection, setup: ParseSetup, watched: frozenset[str], max_si
 
 
 class _Slot:
-    def __init__(self, ctx, setup: ParseSetup, watched: frozenset[str], max_size: int, parse: ParseFn) -> None:
+    def __init__(
+        self, ctx, setup: ParseSetup, watched: frozenset[str], max_size: int, parse: ParseFn
+    ) -> None:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker, args=(child, setup, watched, max_size, parse), daemon=True)
         self.proc.start()
@@ -85,9 +88,7 @@ def run_jobs(
     if not pending:
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    slots = [
-        _Slot(ctx, setup, watched, max_size, parse) for _ in range(max(1, min(workers, len(pending))))
-    ]
+    slots = [_Slot(ctx, setup, watched, max_size, parse) for _ in range(max(1, min(workers, len(pending))))]
     try:
         while True:
             for i, slot in enumerate(slots):
@@ -118,16 +119,10 @@ def run_jobs(
                         code = slot.proc.exitcode
                         slot.proc.join(timeout=1)
                         code = slot.proc.exitcode if code is None else code
-                        why = (
-                            f"signal {-code}"
-                            if code is not None and code < 0
-                            else f"exit code {code}"
-                        )
+                        why = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
                         slot.stop(kill=True)
                         slots[i] = _Slot(ctx, setup, watched, max_size, parse)
-                        yield FileFacts(
-                            path=rel, status=f"error: libclang crashed on this file ({why})"
-                        )
+                        yield FileFacts(path=rel, status=f"error: libclang crashed on this file ({why})")
                         continue
                     slot.job = None
                     yield result

@@ -184,9 +184,7 @@ def _scan_directives(ft: FileTokens) -> None:
                     d.header = body[0].text.strip('"')
                 elif body and body[0].text == "<":
                     close = next((k for k, b in enumerate(body) if b.text == ">"), len(body))
-                    d.header = ft.text(
-                        body[0].end, body[close].offset if close < len(body) else end
-                    )
+                    d.header = ft.text(body[0].end, body[close].offset if close < len(body) else end)
                     d.angled = True
             ft.directives.append(d)
             prev_line = ft.line_col(end)[0] if end < len(ft.data) else t.line
@@ -224,9 +222,7 @@ def _scan_suppressions(ft: FileTokens) -> None:
         m = SUPPRESS.search(t.text)
         if not m:
             continue
-        ids = frozenset(
-            x.strip() for x in (m.group(1) or "*").split(",") if x.strip()
-        ) or frozenset("*")
+        ids = frozenset(x.strip() for x in (m.group(1) or "*").split(",") if x.strip()) or frozenset("*")
         end_line = ft.line_col(t.end - 1)[0]
         targets = {t.line, end_line}
         if t.line not in code_lines or end_line not in code_lines:

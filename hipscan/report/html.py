@@ -340,8 +340,7 @@ def render_html(result: ScanResult, ctx: ReportContext) -> str:
         rules[f.rule]["count"] += 1
 
     blockers = [
-        {"f": result.findings[i], "anchor": _anchor("file", result.findings[i].path)}
-        for i in effort.blockers
+        {"f": result.findings[i], "anchor": _anchor("file", result.findings[i].path)} for i in effort.blockers
     ]
     pkgs = [p for p in effort.order if p.findings or p.kernels]
     cat_max = max(s["by_category"].values(), default=1)

@@ -31,8 +31,7 @@ def _cell(text: str) -> str:
     if len(parts) % 2 == 0:  # unbalanced backticks: no code spans at all
         return _plain(text).replace("`", "\\`")
     return "".join(
-        _plain(p) if i % 2 == 0 else f"`{p.replace('|', chr(92) + '|')}`"
-        for i, p in enumerate(parts)
+        _plain(p) if i % 2 == 0 else f"`{p.replace('|', chr(92) + '|')}`" for i, p in enumerate(parts)
     )
 
 

@@ -15,9 +15,7 @@ from hipscan.baseline import fingerprints
 from hipscan.model import ScanResult
 from hipscan.report.context import ReportContext, RuleMeta
 
-SARIF_SCHEMA = (
-    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-)
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT_KEY = "hipscan/v1"
 
 LEVEL = {"blocker": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
@@ -99,9 +97,7 @@ def sarif_dict(result: ScanResult, ctx: ReportContext) -> dict:
             "ruleIndex": index[f.rule],
             "level": LEVEL.get(f.severity, "warning"),
             "message": {"text": f.message or ctx.rule(f).title or f.rule},
-            "locations": [
-                {"physicalLocation": {"artifactLocation": _artifact(f.path), "region": region}}
-            ],
+            "locations": [{"physicalLocation": {"artifactLocation": _artifact(f.path), "region": region}}],
             "partialFingerprints": {FINGERPRINT_KEY: prints[i]},
             "properties": {
                 "category": f.category,

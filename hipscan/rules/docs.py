@@ -52,8 +52,7 @@ def render(ruleset: RuleSet | None = None) -> str:
         link = _anchor(f"{r.id} {r.name} {r.title}")
         title = r.title.replace("|", "\\|")
         out.append(
-            f"| [{r.id}](#{link}) | `{r.name}` | {r.category} | {r.severity} | "
-            f"{r.confidence} | {title} |"
+            f"| [{r.id}](#{link}) | `{r.name}` | {r.category} | {r.severity} | {r.confidence} | {title} |"
         )
     out.append("")
     out += _format_reference()
@@ -115,9 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
         if current != text:
-            print(
-                f"{args.output} is out of date: run python -m hipscan.rules.docs", file=sys.stderr
-            )
+            print(f"{args.output} is out of date: run python -m hipscan.rules.docs", file=sys.stderr)
             return 1
         return 0
     args.output.parent.mkdir(parents=True, exist_ok=True)

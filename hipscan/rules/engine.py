@@ -134,9 +134,7 @@ class RuleSet:
                 continue
             if any(r.selected_by(k) for k in options.ignore):
                 continue
-            if r.fixed_in_rocm and version_key(options.rocm_version) >= version_key(
-                r.fixed_in_rocm
-            ):
+            if r.fixed_in_rocm and version_key(options.rocm_version) >= version_key(r.fixed_in_rocm):
                 continue
             out.append(r)
         return out
@@ -285,9 +283,7 @@ def load_rules(extra_dirs: Iterable[Path | str] = (), *, builtin: bool = True) -
             for i, kw in enumerate(read_rule_file(path)):
                 where = f"rule[{i}]({kw['id']})"
                 if kw["id"] in seen_ids:
-                    raise RuleFileError(
-                        path, f"{where}.id", f"duplicate id (also in {seen_ids[kw['id']]})"
-                    )
+                    raise RuleFileError(path, f"{where}.id", f"duplicate id (also in {seen_ids[kw['id']]})")
                 if kw["name"] in seen_names:
                     raise RuleFileError(
                         path, f"{where}.name", f"duplicate name (also in {seen_names[kw['name']]})"

@@ -61,9 +61,7 @@ def actual_findings(root: Path, config: ScanConfig | None = None) -> tuple[set[K
     from hipscan.api import scan
 
     result = scan([root], config or ScanConfig(jobs=1), keep_facts=False)
-    failed = [
-        f"{f.path}: {f.status}" for f in result.files if f.status.startswith(("error", "skip"))
-    ]
+    failed = [f"{f.path}: {f.status}" for f in result.files if f.status.startswith(("error", "skip"))]
     return {(f.path, f.line, f.rule) for f in result.findings}, failed
 
 
@@ -103,9 +101,7 @@ def render(scores: dict[str, Score], verbose: bool = False) -> str:
     lines = [f"{'category':32} {'tp':>4} {'fp':>4} {'fn':>4} {'precision':>9} {'recall':>7}"]
     total = Score()
     for group, s in scores.items():
-        lines.append(
-            f"{group:32} {s.tp:4d} {len(s.fp):4d} {len(s.fn):4d} {s.precision:9.2f} {s.recall:7.2f}"
-        )
+        lines.append(f"{group:32} {s.tp:4d} {len(s.fp):4d} {len(s.fn):4d} {s.precision:9.2f} {s.recall:7.2f}")
         total.tp += s.tp
         total.fp += s.fp
         total.fn += s.fn

@@ -412,11 +412,7 @@ def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, _opts) ->
 
 
 def match_build(spec: MatchSpec, f: BuildFact, index: TUIndex, _opts) -> dict | None:
-    if not (
-        _in(spec, "kind", f.kind)
-        and _re(spec, "value_regex", f.value)
-        and _in(spec, "tool", f.tool)
-    ):
+    if not (_in(spec, "kind", f.kind) and _re(spec, "value_regex", f.value) and _in(spec, "tool", f.tool)):
         return None
     return {"match": f.value, "kind": f.kind, "value": f.value, "tool": f.tool}
 

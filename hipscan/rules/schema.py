@@ -335,9 +335,7 @@ def _check_placeholders(text: str, allowed: frozenset[str], where: str, path: Pa
             raise RuleFileError(path, key, "empty placeholder {} (write {{ for a brace)")
         if base in allowed or base in _ALWAYS or (where == "call" and _ARGN.match(base)):
             continue
-        raise RuleFileError(
-            path, key, f"placeholder {{{base}}} is not available for fact = {where!r}"
-        )
+        raise RuleFileError(path, key, f"placeholder {{{base}}} is not available for fact = {where!r}")
 
 
 def _parse_args(value: Any, path: Path, key: str) -> tuple[ArgCond, ...]:

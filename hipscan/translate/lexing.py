@@ -78,9 +78,7 @@ class LexedFile:
     tokens: list[Tok]
     line_starts: list[int]
     launches: dict[int, AstLaunch] = field(default_factory=dict)  # by '<<<' offset
-    call_args: dict[int, tuple[tuple[int, int], ...]] = field(
-        default_factory=dict
-    )  # by name offset
+    call_args: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)  # by name offset
     declared: set[str] = field(default_factory=set)  # names this file defines
     declaration_names: set[int] = field(default_factory=set)  # offsets of declared names
     parse_seconds: float = 0.0
@@ -116,9 +114,7 @@ def _loads(args: list[str]) -> bool:
     """Does libclang accept these arguments (a stale precompiled header makes it refuse)?"""
     probe = "/__hipscan__/probe.cu"
     try:
-        ci.Index.create().parse(
-            probe, args=args, unsaved_files=[(probe, "int x;\n")], options=KEEP_GOING
-        )
+        ci.Index.create().parse(probe, args=args, unsaved_files=[(probe, "int x;\n")], options=KEEP_GOING)
     except ci.TranslationUnitLoadError:
         return False
     return True
@@ -151,9 +147,7 @@ def lex_file(
             text = t.spelling
         except UnicodeDecodeError:  # a comment or string in another encoding: keep its bytes
             start, end = t.extent.start.offset, t.extent.end.offset
-            tokens.append(
-                Tok(_KINDS[t.kind], data[start:end].decode("utf-8", "replace"), start, end)
-            )
+            tokens.append(Tok(_KINDS[t.kind], data[start:end].decode("utf-8", "replace"), start, end))
             continue
         start = t.location.offset
         end = start + len(text.encode("utf-8"))

@@ -78,9 +78,7 @@ def plan_markers(
             + f" {'; '.join(sorted(reasons))}; left as written"
         )
         todo = (
-            f"consider {', '.join(roc)}"
-            if roc
-            else "rewrite with a HIP alternative or keep a CUDA-only path"
+            f"consider {', '.join(roc)}" if roc else "rewrite with a HIP alternative or keep a CUDA-only path"
         )
         at = layout.safe_line(line)
         text = marker_text(UNTRANSLATED, message, todo)
@@ -110,9 +108,7 @@ def insert_markers(
     """Insert the summary (and ``head`` lines) before line 1 and each marker above its line,
     with that line's indentation."""
     newline = b"\r\n" if b"\r\n" in text[: text.find(b"\n") + 1 or None] else b"\n"
-    groups: dict[int, list[bytes]] = {
-        1: [summary.encode("utf-8")] + [h.encode("utf-8") for h in head]
-    }
+    groups: dict[int, list[bytes]] = {1: [summary.encode("utf-8")] + [h.encode("utf-8") for h in head]}
     for p in sorted(planned, key=lambda p: (p.at, p.line)):
         groups.setdefault(p.at, []).append(layout.indentation(p.at) + p.text.encode("utf-8"))
     lines = text.split(b"\n")

@@ -105,9 +105,7 @@ class Rewriter:
         if self.launch_syntax == "hip":
             self._launches()
         else:
-            self.out.launches_kept = sum(
-                1 for t in self.toks if t.kind == "punct" and t.text == "<<<"
-            )
+            self.out.launches_kept = sum(1 for t in self.toks if t.kind == "punct" and t.text == "<<<")
         return self.out
 
     # -- includes ---------------------------------------------------------------------------
@@ -172,8 +170,7 @@ class Rewriter:
                 continue
             nxt = toks[i + 1] if i + 1 < len(toks) else None
             if name in self.map.namespaces and (
-                (nxt is not None and nxt.text == "::")
-                or (prev is not None and prev.text == "namespace")
+                (nxt is not None and nxt.text == "::") or (prev is not None and prev.text == "namespace")
             ):
                 self._rename(tok, self.map.namespaces[name])
                 continue
@@ -240,9 +237,7 @@ class Rewriter:
                     return k
         return None
 
-    def _split_args(
-        self, open_index: int, close_index: int | None = None
-    ) -> list[tuple[int, int]] | None:
+    def _split_args(self, open_index: int, close_index: int | None = None) -> list[tuple[int, int]] | None:
         """Byte ranges of the comma-separated arguments between two brackets (tokens only)."""
         close = close_index if close_index is not None else self._match(open_index)
         if close is None:

@@ -161,9 +161,7 @@ def translate_tree(
     manifest = Manifest.load(outdir)
     for rel, lx in lexed.items():
         result = results[rel]
-        data = _translate_one(
-            lx, result, by_path.get(rel, []), hipmap, project, names[rel], options
-        )
+        data = _translate_one(lx, result, by_path.get(rel, []), hipmap, project, names[rel], options)
         result.status = write_output(manifest, result.output, rel, data, options.force)
     manifest.save(root)
     return [results[r] for r in rels]

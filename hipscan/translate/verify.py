@@ -95,9 +95,7 @@ def find_hipcc() -> str | None:
     return shutil.which("hipcc")
 
 
-def _header_closure(
-    start: FileTranslation, by_output: dict[str, FileTranslation]
-) -> list[FileTranslation]:
+def _header_closure(start: FileTranslation, by_output: dict[str, FileTranslation]) -> list[FileTranslation]:
     seen: dict[str, FileTranslation] = {start.output: start}
     todo = [start]
     while todo:
@@ -174,19 +172,13 @@ def _explain(
     if result.errors and len(missing) == len(result.errors) and set(missing) <= emitted_headers:
         result.missing_headers = sorted(set(missing))
     for err in result.errors:
-        near = [
-            f for f in findings.get(err.source, []) if err.line and abs(f.line - err.line) <= NEAR
-        ]
+        near = [f for f in findings.get(err.source, []) if err.line and abs(f.line - err.line) <= NEAR]
         err.explained_by = sorted({f.rule for f in near})
-    result.has_blocker = any(
-        f.severity == "blocker" for src in involved for f in findings.get(src, [])
-    )
+    result.has_blocker = any(f.severity == "blocker" for src in involved for f in findings.get(src, []))
     if result.status in ("fail", "timeout"):
         if result.missing_headers:
             return
-        result.unexplained = not result.has_blocker or any(
-            not e.explained_by for e in result.errors
-        )
+        result.unexplained = not result.has_blocker or any(not e.explained_by for e in result.errors)
 
 
 def _compile(
@@ -218,9 +210,7 @@ def _compile(
         env = dict(os.environ, HIP_PLATFORM="amd")
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run(
-                cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=outdir
-            )
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=outdir)
         except subprocess.TimeoutExpired:
             return CompileResult(tr.source, tr.output, "timeout", timeout, None, cmd)
         seconds = time.perf_counter() - t0
