@@ -45,7 +45,9 @@ FLAGS = [
     (
         "flag",
         re.compile(
-            r"(?<![\w-])(?P<v>--use_fast_math|-use_fast_math|--expt-relaxed-constexpr|--expt-extended-lambda|--extended-lambda|-Xptxas|-Xcompiler|--ptxas-options|-lineinfo|--default-stream[= ]per-thread|-maxrregcount)(?![\w-])"
+            r"(?<![\w-])(?P<v>--use_fast_math|-use_fast_math|--expt-relaxed-constexpr|"
+            r"--expt-extended-lambda|--extended-lambda|-Xptxas|-Xcompiler|--ptxas-options|-lineinfo|"
+            r"--default-stream[= ]per-thread|-maxrregcount)(?![\w-])"
         ),
     ),
     (
