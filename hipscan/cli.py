@@ -117,7 +117,7 @@ def scan(
             click.echo(f"{f.path}: {f.status}", err=True)
     translations = None
     if emit_hip is not None:
-        translations = _emit_hip(result, emit_hip)
+        translations = _emit_hip(result, emit_hip, config)
     ctx = ReportContext.for_result(result, rules=rules, translations=translations)
     text = render(fmt, result, ctx)
     if fmt == "text" and quiet:
@@ -145,7 +145,7 @@ def scan(
             raise SystemExit(EXIT_FINDINGS)
 
 
-def _emit_hip(result, outdir: Path):
+def _emit_hip(result, outdir: Path, config):
     """HIP stubs for every parsed source and the project headers they include."""
     from hipscan.cli_translate import emit_hip
     from hipscan.translate import TranslateError
@@ -154,7 +154,7 @@ def _emit_hip(result, outdir: Path):
     files = {root / f.path for f in result.files if f.status in ("ok", "parse-errors")}
     files |= {root / p for facts in result.facts for p in facts.inputs}
     try:
-        translations, _ = emit_hip(root, sorted(files), result.findings, outdir)
+        translations, _ = emit_hip(root, sorted(files), result.findings, outdir, config=config)
     except TranslateError as exc:
         raise click.UsageError(f"--emit-hip: {exc}") from None
     click.echo(f"HIP stubs: {outdir} ({len(translations)} files)", err=True)

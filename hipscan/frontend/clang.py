@@ -211,12 +211,28 @@ def _shim_digest(args: list[str]) -> str:
     return h.hexdigest()[:20]
 
 
+def _pch_usable(pch: Path, args: list[str]) -> bool:
+    """clang refuses a PCH whose inputs changed on disk since it was built; try it once."""
+    try:
+        ci.Index.create().parse(
+            "/__hipscan__/probe.cu",
+            args=args + ["-include-pch", str(pch)],
+            unsaved_files=[("/__hipscan__/probe.cu", "int __hipscan_probe;\n")],
+            options=KEEP_GOING,
+        )
+        return True
+    except ci.TranslationUnitLoadError:
+        return False
+
+
 def build_pch(config: ScanConfig, args: list[str], prefix_include: str) -> Path | None:
     """Precompile the shim plus common system headers; reuse it across scans (content hash)."""
     cache = config.cache_path() / "pch"
     target = cache / f"shim-{_shim_digest(args + [prefix_include])}.pch"
     if target.is_file():
-        return target
+        if _pch_usable(target, args):
+            return target
+        target.unlink(missing_ok=True)  # stale (e.g. a shim file rewritten): build it again
     try:
         cache.mkdir(parents=True, exist_ok=True)
         header = target.with_suffix(".h")  # the PCH records its input: keep it
@@ -230,7 +246,7 @@ def build_pch(config: ScanConfig, args: list[str], prefix_include: str) -> Path 
         tmp = cache / f"{target.name}.{os.getpid()}.tmp"
         tu.save(str(tmp))
         os.replace(tmp, target)
-        return target
+        return target if _pch_usable(target, args) else None
     except (OSError, ci.TranslationUnitLoadError, ci.TranslationUnitSaveError):
         return None
 
