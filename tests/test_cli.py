@@ -1,0 +1,105 @@
+"""The command line: output shape, the JSON contract, exit codes, report folder, config errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from hipscan.cli import main
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-project"
+
+
+def run(*args: str, cwd: Path | None = None):
+    runner = CliRunner()
+    if cwd is None:
+        return runner.invoke(main, list(args), catch_exceptions=False)
+    with runner.isolated_filesystem(temp_dir=cwd):
+        return runner.invoke(main, list(args), catch_exceptions=False)
+
+
+def test_text_output_is_compiler_style_with_summary(tmp_path):
+    r = run("scan", str(EXAMPLE), "--no-report", "--jobs", "1", "--no-cache")
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    assert (
+        "src/quicksort.cu:19:5: HIP101 [blocker] device-side launch of `quicksort` inside `quicksort`"
+        in r.stdout
+    )
+    assert any(line.startswith("src/blur.cu:4:44: HIP111 [high]") for line in lines)
+    assert "finding(s)" in lines[-2] and lines[-1].startswith("readiness ")
+
+
+def test_json_contract_and_fail_on_exit_code(tmp_path):
+    out = tmp_path / "scan.json"
+    r = run("scan", str(EXAMPLE), "--format", "json", "-o", str(out), "--fail-on", "blocker", "--jobs", "1")
+    assert r.exit_code == 1  # the example has blockers
+    doc = json.loads(out.read_text())
+    assert doc["tool"] == "hipscan" and doc["schema"] == 1 and "version" in doc
+    statuses = {f["path"]: f["status"] for f in doc["files"]}
+    assert statuses["src/reduce.cu"] == "ok"
+    for f in doc["findings"]:
+        assert {"rule", "category", "severity", "path", "line", "column", "message", "effort"} <= set(f)
+        assert not f["path"].startswith("/")
+    assert "summary" in doc
+    r = run("scan", str(EXAMPLE), "--format", "json", "-o", str(out), "--fail-on", "none", "--jobs", "1")
+    assert r.exit_code == 0
+
+
+def test_select_and_ignore(tmp_path):
+    r = run("scan", str(EXAMPLE), "--no-report", "--select", "dynamic-parallelism", "--jobs", "1")
+    rules = {line.split()[1] for line in r.stdout.splitlines() if ": HIP" in line}
+    assert rules == {"HIP101", "HIP102", "HIP103"}
+    r = run("scan", str(EXAMPLE), "--no-report", "--ignore", "HIP101,HIP102,HIP103", "--jobs", "1")
+    assert "HIP10" not in r.stdout
+
+
+def test_default_run_writes_report_folder(tmp_path):
+    r = run("scan", str(EXAMPLE), "--jobs", "1", cwd=tmp_path)
+    assert r.exit_code == 0
+    reports = list(tmp_path.rglob("hipscan-report/report.html"))
+    assert reports and (reports[0].parent / "report.json").is_file()
+
+
+def test_malformed_rule_file_is_a_usage_error(tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "bad.toml").write_text('[[rule]]\nid = "HIP9901"\nname = "x"\ncategory = "no-such-category"\n')
+    r = CliRunner().invoke(main, ["scan", str(EXAMPLE), "--rules", str(rules), "--no-report"])
+    assert r.exit_code == 2
+    assert "bad.toml" in r.stderr and "category" in r.stderr
+
+
+def test_unknown_config_key_is_a_usage_error(tmp_path):
+    project = tmp_path / "p"
+    shutil.copytree(EXAMPLE, project)
+    (project / "hipscan.toml").write_text("[tool.hipscan]\nno_such_option = 1\n")
+    r = CliRunner().invoke(main, ["scan", str(project), "--no-report"])
+    assert r.exit_code == 2 and "no_such_option" in r.stderr
+
+
+def test_config_file_excludes_and_severity(tmp_path):
+    project = tmp_path / "p"
+    shutil.copytree(EXAMPLE, project)
+    (project / "pyproject.toml").write_text(
+        '[tool.hipscan]\nexclude = ["src/quicksort.cu"]\nseverity = { HIP111 = "low" }\n'
+    )
+    r = run("scan", str(project), "--no-report", "--jobs", "1")
+    assert "quicksort.cu" not in r.stdout
+    assert "HIP111 [low]" in r.stdout
+
+
+def test_explain_and_rules():
+    r = run("explain", "HIP101")
+    assert r.exit_code == 0 and "dynamic" in r.stdout.lower()
+    assert run("explain", "NOPE").exit_code == 2
+    r = run("rules", "--category", "warp-size")
+    assert r.exit_code == 0 and "HIP301" in r.stdout
+
+
+def test_missing_path_is_a_usage_error():
+    r = CliRunner().invoke(main, ["scan", "/no/such/dir", "--no-report"])
+    assert r.exit_code == 2
