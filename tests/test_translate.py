@@ -372,3 +372,66 @@ def test_header_guards_and_empty_macros(tmp_path):
     _run(root, tmp_path / "out")
     text = (tmp_path / "out" / "g.hip").read_text()
     assert "#ifdef HIP_INCLUDE_HIP_HIP_RUNTIME_H\nvoid /*CUDART_CB*/ cb(hipStream_t s);" in text
+
+
+def test_kernel_pointer_arguments_are_cast_to_const_void(tmp_path):
+    out = tmp_path / "out"
+    result = {r.source: r for r in _run(FIXTURES / "call_args", out)}["attributes.cu"]
+    text = (out / "attributes.hip").read_text()
+    assert "hipFuncGetAttributes(&attr, reinterpret_cast<const void *>(scale));" in text
+    assert "hipFuncGetAttributes(&attr, reinterpret_cast<const void *>(fill<double>));" in text
+    assert "hipFuncGetAttributes(&attr, (const void *)scale);" in text  # already a cast
+    assert "hipFuncSetCacheConfig(reinterpret_cast<const void *>(scale), hipFuncCachePreferL1);" in text
+    assert "hipFuncSetAttribute(reinterpret_cast<const void *>(fill<float>), " in text
+    assert result.args_cast == 4
+
+
+def test_rtc_options_array_cast_to_hiprtc_parameter_type(tmp_path):
+    out = tmp_path / "out"
+    result = {r.source: r for r in _run(FIXTURES / "call_args", out)}["rtc.cpp"]
+    text = (out / "rtc.cpp").read_text()
+    assert "hiprtcCompileProgram(prog, 1, const_cast<const char **>(options));" in text
+    assert "hiprtcCompileProgram(prog, 1, (const char **)fixed);" in text
+    assert result.args_cast == 1
+
+
+def test_host_alloc_becomes_host_malloc(tmp_path):
+    out = tmp_path / "out"
+    result = {r.source: r for r in _run(FIXTURES / "call_args", out)}["attributes.cu"]
+    text = (out / "attributes.hip").read_text()
+    assert "hipHostMalloc(&pinned, 64 * sizeof(float), hipHostMallocMapped | hipHostMallocPortable);" in text
+    assert "hipHostAlloc" not in text
+    assert result.renamed["cudaHostAlloc"] == "hipHostMalloc"
+
+
+def test_cuda_default_arguments_spelled_out_and_overloads_renamed(tmp_path):
+    out = tmp_path / "out"
+    result = {r.source: r for r in _run(FIXTURES / "call_args", out)}["streams.cu"]
+    text = (out / "streams.hip").read_text()
+    assert text.count("hipStreamWaitEvent(stream, done, 0);") == 2  # the explicit one unchanged
+    assert "hipMalloc3DArray(&volume, &desc, make_hipExtent(8, 8, 8), 0);" in text
+    assert "make_hipExtent(8, 8, 2), hipArrayLayered);" in text
+    assert "hipStreamGetCaptureInfo(stream, &status, nullptr);" in text
+    assert "hipEventCreateWithFlags(&done, hipEventDisableTiming | hipEventInterprocess);" in text
+    assert "hipEventCreate(&timed);" in text
+    assert result.default_args_added == 3
+
+
+def test_angled_include_prefers_parent_folders_then_path_order(tmp_path):
+    """A sibling sample's private copy of a shared header is not what `<name>` finds."""
+    root = _tree(
+        tmp_path,
+        {
+            "Common/helper.h": "#define FROM_COMMON 1\n",
+            "Samples/a/helper.h": "#define FROM_A 1\n",
+            "Samples/b/main.cu": "#include <helper.h>\n",
+            "Samples/a/main.cu": "#include <helper.h>\n",
+            "Samples/c/inc/util.h": "#define UTIL 1\n",
+            "Samples/util.h": "#define OUTER 1\n",
+            "Samples/c/inc/x/main.cu": "#include <util.h>\n",
+        },
+    )
+    results = {r.source: r for r in _run(root, tmp_path / "out")}
+    assert results["Samples/b/main.cu"].project_includes == ["Common/helper.h"]
+    assert results["Samples/a/main.cu"].project_includes == ["Samples/a/helper.h"]
+    assert results["Samples/c/inc/x/main.cu"].project_includes == ["Samples/c/inc/util.h"]

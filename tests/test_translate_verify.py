@@ -131,3 +131,13 @@ def test_missing_hip_library_headers_are_not_a_missing_rule():
     r.errors = [CompileError("k.cu", 3, 10, "'nvtx3/nvToolsExt.h' file not found", "k.hip", 4)]
     _explain(r, {}, ["k.cu"], frozenset({"hipblas/hipblas.h"}))
     assert r.missing_headers == [] and r.unexplained
+
+
+@needs_hipcc
+def test_call_argument_fixes_compile(tmp_path):
+    """Arguments cast, hipHostMalloc, defaults spelled out: each failed to compile without."""
+    files = sorted((FIXTURES / "call_args").iterdir())
+    results = translate_tree(FIXTURES / "call_args", files, [], tmp_path / "out", TranslateOptions())
+    compiled = verify_outputs(results, tmp_path / "out", timeout=300)
+    assert [c.source for c in compiled] == ["attributes.cu", "rtc.cpp", "streams.cu"]
+    assert all(c.status == "pass" for c in compiled), [c.errors for c in compiled]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
@@ -22,6 +22,9 @@ class HipMap:
     namespaces: dict[str, str]  # qualifier rename, "cub" -> "hipcub"
     keep: frozenset[str]
     configure_functions: frozenset[str]
+    arg_casts: dict[str, tuple[int, str]] = field(default_factory=dict)  # call -> (arg index, cast)
+    default_args: dict[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)  # arity, tail
+    arity_renames: dict[str, tuple[int, str]] = field(default_factory=dict)  # args -> other name
 
     def replacement(self, name: str) -> str | None:
         return self.names.get(name)
@@ -47,6 +50,7 @@ def load_hip_map(roc: bool = False) -> HipMap:
             unsupported[name] = entry
         elif target != name:
             names[name] = target
+    names.update(data.get("renames", {}))
     names.update(data.get("guard_macros", {}))
     for name in data.get("empty_macros", {}).get("names", []):
         names[name] = f"/*{name}*/"
@@ -58,6 +62,11 @@ def load_hip_map(roc: bool = False) -> HipMap:
         unsupported=unsupported,
         headers=headers,
         symbol_calls={k: int(v) for k, v in data["symbol_calls"].items()},
+        arg_casts={k: (int(v["index"]), v["cast"]) for k, v in data.get("arg_casts", {}).items()},
+        default_args={
+            k: (int(v["arity"]), tuple(v["append"])) for k, v in data.get("default_args", {}).items()
+        },
+        arity_renames={k: (int(v["args"]), v["name"]) for k, v in data.get("arity_renames", {}).items()},
         namespaces=dict(data.get("namespaces", {})),
         keep=keep,
         configure_functions=frozenset(data["launch"]["configure_functions"]),

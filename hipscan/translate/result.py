@@ -86,6 +86,8 @@ class FileTranslation:
     markers: list[Marker] = field(default_factory=list)
     includes: list[IncludeChange] = field(default_factory=list)
     symbols_wrapped: int = 0
+    args_cast: int = 0  # arguments cast to the narrower type HIP declares (kernel -> const void*)
+    default_args_added: int = 0  # calls given the trailing arguments only CUDA defaults
     launches_rewritten: int = 0
     launches_kept: int = 0  # left as <<<>>> (the default, or not rewritable)
     line_map: LineMap = field(default_factory=LineMap)
@@ -111,6 +113,8 @@ class FileTranslation:
             "markers": [m.to_dict() for m in self.markers],
             "includes": [i.to_dict() for i in self.includes],
             "symbols_wrapped": self.symbols_wrapped,
+            "args_cast": self.args_cast,
+            "default_args_added": self.default_args_added,
             "launches_rewritten": self.launches_rewritten,
             "launches_kept": self.launches_kept,
             "line_map": self.line_map.to_dict(),

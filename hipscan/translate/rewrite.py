@@ -8,7 +8,7 @@ newline, so the edited file keeps the original line numbering and markers can be
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 
 from hipscan.translate.lexing import AstLaunch, LexedFile, Tok
@@ -18,6 +18,8 @@ from hipscan.translate.source import Directive, SourceLayout, header_name
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")", "]", "}"}
+# first tokens of an argument that is already cast (C-style or named cast)
+_CASTS = frozenset({"(", "reinterpret_cast", "static_cast", "const_cast"})
 
 # (including file's output-relative path, include name, angled) -> new include name, or None
 # when the name is not a project file; the rewriter asks this for every #include it sees.
@@ -50,6 +52,8 @@ class Rewrite:
     unconverted: list[Unconverted] = field(default_factory=list)
     includes: list[IncludeChange] = field(default_factory=list)
     symbols_wrapped: int = 0
+    args_cast: int = 0
+    default_args_added: int = 0
     launches_rewritten: int = 0
     launches_kept: int = 0
 
@@ -102,6 +106,8 @@ class Rewriter:
         in_directive = self._includes()
         self._identifiers(in_directive)
         self._symbol_calls()
+        self._arg_casts()
+        self._default_args()
         if self.launch_syntax == "hip":
             self._launches()
         else:
@@ -174,7 +180,7 @@ class Rewriter:
             ):
                 self._rename(tok, self.map.namespaces[name])
                 continue
-            target = self.map.names.get(name)
+            target = self._arity_rename(i) or self.map.names.get(name)
             if target is not None:
                 self._rename(tok, target)
             elif name in self.map.unsupported:
@@ -195,19 +201,9 @@ class Rewriter:
             self.out.converted[tok.text] += 1
             self.out.renamed[tok.text] = target
 
-    # -- device symbols ---------------------------------------------------------------------
+    # -- device symbols and kernel pointers ----------------------------------------------------
     def _symbol_calls(self) -> None:
-        toks = self.toks
-        for i, tok in enumerate(toks):
-            if tok.kind != "identifier" or tok.text not in self.map.symbol_calls:
-                continue
-            if i + 1 >= len(toks) or toks[i + 1].text != "(":
-                continue
-            index = self.map.symbol_calls[tok.text]
-            args = self.lx.call_args.get(tok.start) or self._split_args(i + 1)
-            if args is None or index >= len(args):
-                continue
-            start, end = args[index]
+        for tok, start, end in self._call_args(self.map.symbol_calls):
             first = self._token_at(start)
             if first is None or first.text == "HIP_SYMBOL":
                 continue
@@ -219,6 +215,58 @@ class Rewriter:
                 continue
             if self._edit(start, start, "HIP_SYMBOL(") and self._edit(end, end, ")"):
                 self.out.symbols_wrapped += 1
+
+    def _arg_casts(self) -> None:
+        """Cast an argument HIP declares narrower than CUDA (a kernel as ``const void*``...)."""
+        for tok, args in self._calls(self.map.arg_casts):
+            index, cast = self.map.arg_casts[tok.text]
+            if index >= len(args):
+                continue
+            start, end = args[index]
+            first = self._token_at(start)
+            if first is None or first.text in _CASTS:
+                continue  # already a cast: (const void *)k, reinterpret_cast<...>(k)
+            if self._edit(start, start, f"{cast}(") and self._edit(end, end, ")"):
+                self.out.args_cast += 1
+
+    def _default_args(self) -> None:
+        """Spell out trailing arguments CUDA's C++ API defaults and HIP's does not."""
+        for tok, args in self._calls(self.map.default_args):
+            arity, tail = self.map.default_args[tok.text]
+            first = arity - len(tail)
+            if not first <= len(args) < arity:
+                continue
+            extra = "".join(f", {t}" for t in tail[len(args) - first :])
+            end = args[-1][1]
+            if self._edit(end, end, extra):
+                self.out.default_args_added += 1
+
+    def _arity_rename(self, i: int) -> str | None:
+        """The other HIP name of a CUDA overload HIP splits by argument count, if this is one."""
+        rule = self.map.arity_renames.get(self.toks[i].text)
+        if rule is None or i + 1 >= len(self.toks) or self.toks[i + 1].text != "(":
+            return None
+        args = self.lx.call_args.get(self.toks[i].start) or self._split_args(i + 1)
+        return rule[1] if args is not None and len(args) == rule[0] else None
+
+    def _calls(self, names: Container[str]) -> Iterator[tuple[Tok, list[tuple[int, int]]]]:
+        """Each call to one of ``names``: the name token and its arguments' byte ranges."""
+        toks = self.toks
+        for i, tok in enumerate(toks):
+            if tok.kind != "identifier" or tok.text not in names:
+                continue
+            if i + 1 >= len(toks) or toks[i + 1].text != "(":
+                continue
+            args = self.lx.call_args.get(tok.start) or self._split_args(i + 1)
+            if args:
+                yield tok, list(args)
+
+    def _call_args(self, calls: dict[str, int]) -> Iterator[tuple[Tok, int, int]]:
+        """(name token, start, end) of the argument at the index ``calls`` gives for the call."""
+        for tok, args in self._calls(calls):
+            index = calls[tok.text]
+            if index < len(args):
+                yield tok, args[index][0], args[index][1]
 
     def _token_at(self, offset: int) -> Tok | None:
         k = self._index.get(offset)

@@ -36,27 +36,32 @@ class ProjectFiles:
     outputs: dict[str, str]  # source rel -> output rel
 
     def resolve(self, including: str, name: str, angled: bool) -> str | None:
-        """The project file (source rel) an include names, preferring the nearest one."""
+        """The project file (source rel) an include names.
+
+        A quoted name is looked up next to the including file first. Then a header in the
+        including file's own folder or one of its parents wins, the nearest first. Otherwise the
+        first match in path order: the header a build's -I folder would not tell apart, and the
+        one the scan's front end resolves too, so that compile errors and findings speak of the
+        same file (a sibling folder's private copy, e.g. one sample's own helper header, is no
+        better a guess than a shared folder)."""
         name = name.replace("\\", "/")
         if not angled:
             here = posixpath.normpath(posixpath.join(posixpath.dirname(including), name))
             if here in self.outputs:
                 return here
         suffix = "/" + name.lstrip("./")
-        matches = [r for r in self.outputs if r == name or r.endswith(suffix)]
+        matches = sorted(r for r in self.outputs if r == name or r.endswith(suffix))
         if not matches:
             return None
-        parts = PurePosixPath(including).parts
-
-        def closeness(r: str) -> tuple[int, str]:
-            common = 0
-            for a, b in zip(PurePosixPath(r).parts, parts, strict=False):
-                if a != b:
-                    break
-                common += 1
-            return (-common, r)
-
-        return min(matches, key=closeness)
+        folder = posixpath.dirname(including)
+        best: tuple[int, str] | None = None
+        for r in matches:
+            base = r[: len(r) - len(suffix)] if r != name else ""
+            if base == "" or folder == base or folder.startswith(base + "/"):
+                depth = len(PurePosixPath(base).parts)
+                if best is None or depth > best[0]:
+                    best = (depth, r)
+        return best[1] if best is not None else matches[0]
 
 
 def _include_rewriter(project: ProjectFiles, rel: str, result: FileTranslation):
@@ -143,7 +148,9 @@ def translate_tree(
     project = ProjectFiles({r: output_name(r, options) for r in rels})
     args = clang_args(options.config)
     index = ci.Index.create()
-    call_names = frozenset(hipmap.symbol_calls)
+    call_names = frozenset(
+        [*hipmap.symbol_calls, *hipmap.arg_casts, *hipmap.default_args, *hipmap.arity_renames]
+    )
     lexed: dict[str, LexedFile] = {}
     results: dict[str, FileTranslation] = {}
     for rel in rels:
@@ -201,6 +208,8 @@ def _translate_one(
     result.unconverted = rewrite.unconverted
     result.includes = rewrite.includes
     result.symbols_wrapped = rewrite.symbols_wrapped
+    result.args_cast = rewrite.args_cast
+    result.default_args_added = rewrite.default_args_added
     result.launches_rewritten = rewrite.launches_rewritten
     result.launches_kept = rewrite.launches_kept
     result.line_map = line_map
