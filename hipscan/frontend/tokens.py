@@ -171,7 +171,7 @@ def _scan_directives(ft: FileTokens) -> None:
                 group = stack[-1] if stack else -1
             d = Directive(
                 kind=kind,
-                text=" ".join(b.text for b in body),
+                text=ft.text(body[0].offset, body[-1].end) if body else "",  # as written
                 offset=t.offset,
                 end=end,
                 line=t.line,

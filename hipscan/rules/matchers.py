@@ -406,9 +406,10 @@ def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, _opts) ->
     ):
         return None
     names = spec.conds.get("names")
-    if names is not None and not set(names) & set(f.names):
+    hit = [n for n in dict.fromkeys(f.names) if names is None or n in names]
+    if names is not None and not hit:
         return None
-    return {"match": f.text, "kind": f.kind, "text": f.text, "names": ", ".join(f.names)}
+    return {"match": f.text, "kind": f.kind, "text": f.text, "names": ", ".join(hit)}
 
 
 def match_build(spec: MatchSpec, f: BuildFact, index: TUIndex, _opts) -> dict | None:
