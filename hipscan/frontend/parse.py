@@ -145,7 +145,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     args = list(setup.args) + list(job.args)
     args += [f"-I{d}" for d in setup.include_dirs]
     args += ["-I" + str(path.parent), "-I" + str(root)]
-    index = ci.Index.create()
+    index = ci.Index.create(excludeDecls=True)  # skip the PCH's declarations when walking
     data_of = {str(path): data}
     extra_dirs: list[str] = []
     recover: dict[str, str] = {}
