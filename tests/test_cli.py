@@ -103,3 +103,25 @@ def test_explain_and_rules():
 def test_missing_path_is_a_usage_error():
     r = CliRunner().invoke(main, ["scan", "/no/such/dir", "--no-report"])
     assert r.exit_code == 2
+
+
+def test_compile_commands_flags_are_used(tmp_path):
+    project = tmp_path / "p"
+    (project / "inc").mkdir(parents=True)
+    (project / "inc" / "cfg.h").write_text("#define LANE_MASK 31\n")
+    (project / "k.cu").write_text(
+        '#include "cfg.h"\n'
+        "__global__ void k(int *o) {\n"
+        "#ifdef USE_LANES\n"
+        "  o[0] = threadIdx.x & LANE_MASK;\n"
+        "#endif\n"
+        "}\n"
+    )
+    db = [{"directory": str(project), "file": "k.cu", "command": "nvcc -DUSE_LANES -Iinc -c k.cu -o k.o"}]
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "compile_commands.json").write_text(json.dumps(db))
+    without = run("scan", str(project), "--no-report", "--no-cache", "--jobs", "1")
+    assert "HIP301" not in without.stdout
+    with_db = run("scan", str(project), "-p", str(build), "--no-report", "--no-cache", "--jobs", "1")
+    assert "k.cu:4:" in with_db.stdout and "HIP301" in with_db.stdout
