@@ -222,19 +222,12 @@ def explain(rule: str, rules_dirs: tuple[Path, ...]) -> None:
 
 def _register_optional() -> None:
     """Commands that live in their own modules."""
-    try:
-        from hipscan.cli_translate import translate
-    except ImportError:
-        translate = None
-    if translate is not None:
-        main.add_command(translate)
-    try:
-        from hipscan.cli_gate import baseline, check
-    except ImportError:
-        baseline = check = None
-    if check is not None:
-        main.add_command(check)
-        main.add_command(baseline)
+    from hipscan.cli_gate import baseline, check
+    from hipscan.cli_translate import translate_command
+
+    main.add_command(check)
+    main.add_command(baseline)
+    main.add_command(translate_command)
 
 
 _register_optional()

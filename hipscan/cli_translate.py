@@ -33,14 +33,13 @@ def source_files(root: Path) -> list[Path]:
 
 def _scan_findings(root: Path) -> tuple[list[Finding], list[Path] | None]:
     """Findings from the rule engine, when the library API is available."""
-    try:
-        from hipscan.api import scan  # type: ignore[import-not-found]
-        from hipscan.config import ScanConfig
-    except ImportError:
-        return [], None
-    result = scan([root], ScanConfig())
-    files = [root / f.path for f in result.files if not f.status.startswith(("skipped", "error"))]
-    return list(result.findings), files
+    from hipscan.api import scan
+    from hipscan.config import load_config
+
+    result = scan([root], load_config(root))
+    files = {root / f.path for f in result.files if not f.status.startswith(("skipped", "error"))}
+    files |= {root / p for facts in result.facts for p in facts.inputs}  # the headers they include
+    return list(result.findings), sorted(files)
 
 
 def translate_options(func: Callable) -> Callable:
