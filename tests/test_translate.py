@@ -435,3 +435,18 @@ def test_angled_include_prefers_parent_folders_then_path_order(tmp_path):
     assert results["Samples/b/main.cu"].project_includes == ["Common/helper.h"]
     assert results["Samples/a/main.cu"].project_includes == ["Samples/a/helper.h"]
     assert results["Samples/c/inc/x/main.cu"].project_includes == ["Samples/c/inc/util.h"]
+
+
+def test_headers_that_need_a_compiler_flag_are_recorded(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "par.cuh": "#include <omp.h>\n#include <cstdio>\n",
+            "main.cu": '#include "par.cuh"\n__global__ void k() {}\n',
+            "plain.cu": "#include <cstdio>\n__global__ void k() {}\n",
+        },
+    )
+    results = {r.source: r for r in _run(root, tmp_path / "out")}
+    assert results["par.cuh"].compile_flags == ["-fopenmp"]
+    assert results["main.cu"].compile_flags == []  # verify collects it through the include
+    assert results["plain.cu"].compile_flags == []

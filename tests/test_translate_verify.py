@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,36 @@ def test_unexplained_verdict():
     assert r.unexplained  # near a finding, but nothing said the file would not port
 
 
+def test_error_in_a_branch_is_explained_by_the_directive_that_chose_it(tmp_path):
+    from hipscan.translate.verify import CompileError
+
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "k.cu").write_text(
+        "int v;\n"  # 1
+        "#if CUDART_VERSION >= 2020\n"  # 2
+        "int a;\n"  # 3
+        "#else\n"  # 4
+        "int b;\n"  # 5
+        "int c;\n"  # 6
+        "int d = missing();\n"  # 7
+        "#endif\n"  # 8
+        "int e = missing();\n"  # 9
+    )
+    [tr] = translate_tree(root, [root / "k.cu"], [], tmp_path / "out", TranslateOptions())
+    assert tr.conditionals == [(2, 8, (2, 4))]
+    blocks = {"k.cu": tr.conditionals}
+    flagged = {"k.cu": [_finding("k.cu", 2, rule="HIP844")]}
+    inside = CompileResult("k.cu", "k.hip", "fail")
+    inside.errors = [CompileError("k.cu", 7, 9, "undeclared", "k.hip", 8)]
+    _explain(inside, flagged, ["k.cu"], conditionals=blocks)
+    assert inside.errors[0].explained_by == ["HIP844"]  # five lines below the #if
+    outside = CompileResult("k.cu", "k.hip", "fail")
+    outside.errors = [CompileError("k.cu", 9, 9, "undeclared", "k.hip", 10)]
+    _explain(outside, flagged, ["k.cu"], conditionals=blocks)
+    assert outside.errors[0].explained_by == [] and outside.unexplained
+
+
 def test_skips_cleanly_without_hipcc(tmp_path, monkeypatch):
     monkeypatch.setattr("hipscan.translate.verify.find_hipcc", lambda: None)
     files = sorted(p for p in (FIXTURES / "basic").rglob("*") if p.is_file())
@@ -141,3 +172,27 @@ def test_call_argument_fixes_compile(tmp_path):
     compiled = verify_outputs(results, tmp_path / "out", timeout=300)
     assert [c.source for c in compiled] == ["attributes.cu", "rtc.cpp", "streams.cu"]
     assert all(c.status == "pass" for c in compiled), [c.errors for c in compiled]
+
+
+def test_header_flags_reach_the_compile_command(tmp_path, monkeypatch):
+    """A source including a header that needs -fopenmp is compiled with it (no hipcc needed)."""
+    import hipscan.translate.verify as verify
+
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "par.cuh").write_text("#include <omp.h>\n")
+    (root / "main.cu").write_text('#include "par.cuh"\n__global__ void k() {}\n')
+    (root / "plain.cu").write_text("__global__ void k() {}\n")
+    files = sorted(root.iterdir())
+    results = translate_tree(root, files, [], tmp_path / "out", TranslateOptions())
+    seen = {}
+
+    def fake_run(cmd, **kwargs):
+        seen[Path(cmd[4]).name] = cmd
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(verify.subprocess, "run", fake_run)
+    compiled = verify_outputs(results, tmp_path / "out", hipcc="hipcc")
+    assert all(c.status == "pass" for c in compiled)
+    assert "-fopenmp" in seen["main.hip"]
+    assert "-fopenmp" not in seen["plain.hip"]

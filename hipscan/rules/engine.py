@@ -192,7 +192,7 @@ class RuleSet:
         # A fallback rule gives way to any other rule on the same line.
         specific_lines = {k[1:3] for k, (r, *_) in hits.items() if not r.fallback}
         # An API-table status never repeats what a catalogue rule says about the same token.
-        api_locs = {k[1:] for k, (r, *_) in hits.items() if not r.is_api_rule}
+        api_locs = {k[1:] for k, (r, *_) in hits.items() if not r.is_api_rule and not r.fallback}
         out: list[Finding] = []
         lines_done: set[tuple] = set()
         for key in sorted(hits, key=lambda k: (k[1], k[2], k[3], self._order[k[0]])):

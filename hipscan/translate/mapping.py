@@ -25,6 +25,7 @@ class HipMap:
     arg_casts: dict[str, tuple[int, str]] = field(default_factory=dict)  # call -> (arg index, cast)
     default_args: dict[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)  # arity, tail
     arity_renames: dict[str, tuple[int, str]] = field(default_factory=dict)  # args -> other name
+    header_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # header -> hipcc flags
 
     def replacement(self, name: str) -> str | None:
         return self.names.get(name)
@@ -66,6 +67,7 @@ def load_hip_map(roc: bool = False) -> HipMap:
         default_args={
             k: (int(v["arity"]), tuple(v["append"])) for k, v in data.get("default_args", {}).items()
         },
+        header_flags={k: tuple(v) for k, v in data.get("header_flags", {}).items()},
         arity_renames={k: (int(v["args"]), v["name"]) for k, v in data.get("arity_renames", {}).items()},
         namespaces=dict(data.get("namespaces", {})),
         keep=keep,

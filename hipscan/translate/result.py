@@ -88,6 +88,10 @@ class FileTranslation:
     symbols_wrapped: int = 0
     args_cast: int = 0  # arguments cast to the narrower type HIP declares (kernel -> const void*)
     default_args_added: int = 0  # calls given the trailing arguments only CUDA defaults
+    compile_flags: list[str] = field(default_factory=list)  # hipcc flags its headers need
+    # preprocessor blocks (first line, #endif line, lines of #if/#elif/#else), original lines:
+    # a compile error inside one is explained by a finding on the directive that chose the branch
+    conditionals: list[tuple[int, int, tuple[int, ...]]] = field(default_factory=list)
     launches_rewritten: int = 0
     launches_kept: int = 0  # left as <<<>>> (the default, or not rewritable)
     line_map: LineMap = field(default_factory=LineMap)
@@ -115,6 +119,7 @@ class FileTranslation:
             "symbols_wrapped": self.symbols_wrapped,
             "args_cast": self.args_cast,
             "default_args_added": self.default_args_added,
+            "compile_flags": self.compile_flags,
             "launches_rewritten": self.launches_rewritten,
             "launches_kept": self.launches_kept,
             "line_map": self.line_map.to_dict(),

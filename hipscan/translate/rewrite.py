@@ -54,6 +54,7 @@ class Rewrite:
     symbols_wrapped: int = 0
     args_cast: int = 0
     default_args_added: int = 0
+    compile_flags: list[str] = field(default_factory=list)  # hipcc flags its headers need
     launches_rewritten: int = 0
     launches_kept: int = 0
 
@@ -140,6 +141,8 @@ class Rewriter:
                 self.out.includes.append(IncludeChange(line, name, "", "duplicate"))
                 continue
             seen.setdefault(key, []).append(d.branch)
+            flags = self.map.header_flags.get(name, ()) if new is None else ()
+            self.out.compile_flags += [f for f in flags if f not in self.out.compile_flags]
             if new is not None and new != name:
                 text = f"<{new}>" if angled else f'"{new}"'
                 if self._edit(start, end, text):

@@ -174,6 +174,22 @@ def translate_tree(
     return [results[r] for r in rels]
 
 
+def _conditionals(layout: SourceLayout) -> list[tuple[int, int, tuple[int, ...]]]:
+    """Each #if...#endif block: its first and last line and the lines of its #if/#elif/#else."""
+    out: list[tuple[int, int, tuple[int, ...]]] = []
+    stack: list[tuple[int, list[int]]] = []
+    for d in layout.directives:
+        line = layout.line_of(layout.lexed.tokens[d.first].start)
+        if d.keyword in ("if", "ifdef", "ifndef"):
+            stack.append((line, [line]))
+        elif d.keyword in ("elif", "else", "elifdef", "elifndef") and stack:
+            stack[-1][1].append(line)
+        elif d.keyword == "endif" and stack:
+            first, lines = stack.pop()
+            out.append((first, line, tuple(lines)))
+    return out
+
+
 def _translate_one(
     lx: LexedFile,
     result: FileTranslation,
@@ -210,6 +226,8 @@ def _translate_one(
     result.symbols_wrapped = rewrite.symbols_wrapped
     result.args_cast = rewrite.args_cast
     result.default_args_added = rewrite.default_args_added
+    result.compile_flags = rewrite.compile_flags
+    result.conditionals = _conditionals(layout)
     result.launches_rewritten = rewrite.launches_rewritten
     result.launches_kept = rewrite.launches_kept
     result.line_map = line_map

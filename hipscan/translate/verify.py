@@ -1,8 +1,9 @@
 """Compile the emitted HIP files with hipcc for a real AMD target and explain each failure.
 
 Each error is mapped back to the original file and line through the translation's line map. An
-error with no finding within two lines of it, or a failure in a file with no blocker finding, is
-*unexplained*: the scan said the file would port, the compiler disagrees, so a rule is missing.
+error with no finding within two lines of it (nor on the #if/#elif/#else of a preprocessor block
+around it: that directive chose the branch that fails), or a failure in a file with no blocker
+finding, is *unexplained*: the scan said the file would port, the compiler disagrees, so a rule is missing.
 The compiler's diagnostics are read with a regular expression: that is its output format, not
 source code.
 """
@@ -162,18 +163,35 @@ def _relative(path: str, outdir: Path) -> str:
 _NOT_FOUND = re.compile(r"'([^']+)' file not found")
 
 
+def _explaining(
+    err: CompileError,
+    findings: list[Finding],
+    conditionals: list[tuple[int, int, tuple[int, ...]]],
+) -> list[str]:
+    """Rules of the findings within NEAR lines of the error, or else on a directive of an
+    enclosing #if block (`#if CUDART_VERSION >= 2020` choosing the branch that fails)."""
+    if not err.line:
+        return []
+    near = {f.rule for f in findings if abs(f.line - err.line) <= NEAR}
+    if not near:
+        lines = {ln for first, last, ls in conditionals if first <= err.line <= last for ln in ls}
+        near = {f.rule for f in findings if f.line in lines}
+    return sorted(near)
+
+
 def _explain(
     result: CompileResult,
     findings: dict[str, list[Finding]],
     involved: list[str],
     emitted_headers: frozenset[str] = frozenset(),
+    conditionals: dict[str, list[tuple[int, int, tuple[int, ...]]]] | None = None,
 ) -> None:
     missing = [m[1] for e in result.errors if (m := _NOT_FOUND.search(e.message))]
     if result.errors and len(missing) == len(result.errors) and set(missing) <= emitted_headers:
         result.missing_headers = sorted(set(missing))
     for err in result.errors:
-        near = [f for f in findings.get(err.source, []) if err.line and abs(f.line - err.line) <= NEAR]
-        err.explained_by = sorted({f.rule for f in near})
+        blocks = (conditionals or {}).get(err.source, [])
+        err.explained_by = _explaining(err, findings.get(err.source, []), blocks)
     result.has_blocker = any(f.severity == "blocker" for src in involved for f in findings.get(src, []))
     if result.status in ("fail", "timeout"):
         if result.missing_headers:
@@ -186,6 +204,7 @@ def _compile(
     outdir: Path,
     hipcc: str,
     include_dirs: list[str],
+    flags: list[str],
     offload_arch: str,
     timeout: float,
     extra_flags: tuple[str, ...],
@@ -206,7 +225,7 @@ def _compile(
             str(obj),
         ]
         cmd += ["-I" + str(outdir / d) for d in include_dirs]
-        cmd += list(extra_flags)
+        cmd += flags + list(extra_flags)
         env = dict(os.environ, HIP_PLATFORM="amd")
         t0 = time.perf_counter()
         try:
@@ -241,7 +260,7 @@ def verify_outputs(
     by_source: dict[str, list[Finding]] = {}
     for f in findings or []:
         by_source.setdefault(f.path, []).append(f)
-    todo: list[tuple[FileTranslation, list[str], list[str]]] = []
+    todo: list[tuple[FileTranslation, list[str], list[str], list[str]]] = []
     out: dict[str, CompileResult] = {}
     for tr in results:
         if tr.is_header or not tr.output.endswith(COMPILED_SUFFIXES):
@@ -255,11 +274,12 @@ def verify_outputs(
         else:
             closure = _header_closure(tr, by_output)
             dirs: list[str] = [str(Path(tr.output).parent.as_posix())]
+            flags: list[str] = []  # what the headers it reads need (-fopenmp for omp.h)
             for member in closure:
-                for d in member.include_dirs:
-                    if d not in dirs:
-                        dirs.append(d)
-            todo.append((tr, dirs, [m.source for m in closure]))
+                dirs += [d for d in member.include_dirs if d not in dirs]
+                flags += [f for f in member.compile_flags if f not in flags]
+            todo.append((tr, dirs, flags, [m.source for m in closure]))
+    blocks = {tr.source: tr.conditionals for tr in results}
     emitted = frozenset(
         h for hm in (load_hip_map(False), load_hip_map(True)) for h in hm.headers.values() if h
     )
@@ -273,6 +293,7 @@ def verify_outputs(
                     outdir,
                     hipcc,
                     dirs,
+                    flags,
                     offload_arch,
                     timeout,
                     extra_flags,
@@ -281,10 +302,10 @@ def verify_outputs(
                 ),
                 involved,
             )
-            for tr, dirs, involved in todo
+            for tr, dirs, flags, involved in todo
         }
         for key, (future, involved) in futures.items():
             result = future.result()
-            _explain(result, by_source, involved, emitted)
+            _explain(result, by_source, involved, emitted, blocks)
             out[key] = result
     return [out[tr.output] for tr in results if tr.output in out]
