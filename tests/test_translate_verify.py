@@ -76,7 +76,7 @@ def test_unexplained_verdict():
     assert r.unexplained  # three lines away
     r = result([CompileError("k.cu", 10, 1, "e", "k.hip", 12)])
     _explain(r, {"k.cu": [_finding("k.cu", 10, severity="high")]}, ["k.cu"])
-    assert r.unexplained  # near a finding, but nothing said the file would not port
+    assert not r.unexplained and not r.has_blocker  # a finding on the line explains it
 
 
 def test_error_in_a_branch_is_explained_by_the_directive_that_chose_it(tmp_path):

@@ -2,8 +2,9 @@
 
 Each error is mapped back to the original file and line through the translation's line map. An
 error with no finding within two lines of it (nor on the #if/#elif/#else of a preprocessor block
-around it: that directive chose the branch that fails), or a failure in a file with no blocker
-finding, is *unexplained*: the scan said the file would port, the compiler disagrees, so a rule is missing.
+around it: that directive chose the branch that fails) is *unexplained*: the scan pointed nowhere
+near what the compiler rejects, so a rule is missing. (Whether the file had a blocker finding is
+recorded separately: the compile pass rate is reported over files without one.)
 The compiler's diagnostics are read with a regular expression: that is its output format, not
 source code.
 """
@@ -196,7 +197,7 @@ def _explain(
     if result.status in ("fail", "timeout"):
         if result.missing_headers:
             return
-        result.unexplained = not result.has_blocker or any(not e.explained_by for e in result.errors)
+        result.unexplained = any(not e.explained_by for e in result.errors)
 
 
 def _compile(
