@@ -25,6 +25,15 @@ from hipscan.rules import RuleFileError, load_rules
 OUTPUT_FORMATS = ("text", "json", "sarif", "markdown", "html")
 
 
+extra_rules_option = click.option(
+    "--rules",
+    "rules_dirs",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Extra folder of rule files.",
+)
+
+
 def _load_rules(dirs=()):
     try:
         return load_rules([Path(d) for d in dirs])
@@ -164,13 +173,7 @@ def _emit_hip(result, outdir: Path, config):
 @main.command("rules")
 @click.option("--category", default=None, help="Only rules of this category.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
-@click.option(
-    "--rules",
-    "rules_dirs",
-    multiple=True,
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Extra folder of rule files.",
-)
+@extra_rules_option
 def rules_cmd(category: str | None, fmt: str, rules_dirs: tuple[Path, ...]) -> None:
     """List the rules: id, category, severity, confidence and title."""
     import json
@@ -203,13 +206,7 @@ def rules_cmd(category: str | None, fmt: str, rules_dirs: tuple[Path, ...]) -> N
 
 @main.command()
 @click.argument("rule")
-@click.option(
-    "--rules",
-    "rules_dirs",
-    multiple=True,
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Extra folder of rule files.",
-)
+@extra_rules_option
 def explain(rule: str, rules_dirs: tuple[Path, ...]) -> None:
     """Show a rule's documentation: what it finds, why it breaks on ROCm, and the fix."""
     ruleset = _load_rules(rules_dirs)
