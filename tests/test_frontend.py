@@ -198,3 +198,16 @@ def test_discovery_picks_cuda_files_and_honours_excludes(tmp_path):
     s = discover([tmp_path], ScanConfig().excludes + ("third_party",))
     assert sorted(p.name for p in s.sources) == ["a.cu", "host.cpp"]
     assert [p.name for p in s.build_files] == ["CMakeLists.txt"]
+
+
+def test_asm_behind_macros_derived_from_cuda_arch():
+    f = parse_file(ROOT / "archmacro" / "mma.cu", ROOT / "archmacro")
+    asms = [(a.loc.line, a.instructions, a.from_inactive_branch) for a in f.asms]
+    assert asms == [(5, ("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",), True)]
+
+
+def test_derived_macros_fixpoint():
+    from hipscan.frontend.archmacros import derived_macros
+
+    got = derived_macros([ROOT / "archmacro" / "common.cuh"])
+    assert {"TURING_MMA_AVAILABLE", "NEW_MMA_AVAILABLE"} <= got and "HOST_ONLY_FEATURE" not in got

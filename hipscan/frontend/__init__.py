@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hipscan.config import ScanConfig
 from hipscan.facts import FileFacts
+from hipscan.frontend.archmacros import derived_macros
 from hipscan.frontend.buildfiles import load_compile_commands, scan_build_file
 from hipscan.frontend.cache import FactsCache
 from hipscan.frontend.clang import ParseSetup, clang_args, make_setup, setup_digest
@@ -32,6 +33,7 @@ def parse_file(
         str(root),
         project_files=frozenset(str(p) for p in sources.project_files) | {str(path)},
         header_index=header_index(sources.project_files),
+        device_macros=derived_macros(sorted(sources.project_files)),
     )
     return _parse_job(job, setup, watched, config.max_file_size)
 
@@ -78,12 +80,20 @@ def collect(
     if config.compile_commands:
         flags = load_compile_commands(Path(config.compile_commands))
     project = frozenset(str(p) for p in sources.project_files)
+    device_macros = derived_macros(sorted(sources.project_files))
     index = header_index(sources.project_files)
     covered: set[str] = set()
 
     def jobs_for(files: list[Path]) -> list[ParseJob]:
         return [
-            ParseJob(str(f), str(root), args=flags.get(str(f), ()), project_files=project, header_index=index)
+            ParseJob(
+                str(f),
+                str(root),
+                args=flags.get(str(f), ()),
+                project_files=project,
+                header_index=index,
+                device_macros=device_macros,
+            )
             for f in files
         ]
 
@@ -92,7 +102,9 @@ def collect(
         return job
 
     cache = (
-        FactsCache(config.cache_path() / "facts", setup_digest(setup, watched)) if config.use_cache else None
+        FactsCache(config.cache_path() / "facts", setup_digest(setup, watched, device_macros))
+        if config.use_cache
+        else None
     )
 
     def cached(files: list[Path]) -> tuple[list[FileFacts], list[Path]]:

@@ -270,10 +270,13 @@ def make_setup(config: ScanConfig) -> ParseSetup:
     return ParseSetup(mode=mode, args=tuple(args), prefix=prefix, include_dirs=tuple(config.include_dirs))
 
 
-def setup_digest(setup: ParseSetup, watched: frozenset[str]) -> str:
+def setup_digest(
+    setup: ParseSetup, watched: frozenset[str], device_macros: frozenset[str] = frozenset()
+) -> str:
     """Identifies everything besides the file itself that decides a parse's facts."""
     h = hashlib.sha256()
     h.update(_shim_digest(list(setup.args)).encode())
     h.update("\0".join((setup.mode, *setup.include_dirs)).encode())
     h.update("\0".join(sorted(watched)).encode())
+    h.update("\0".join(sorted(device_macros)).encode())
     return h.hexdigest()[:24]

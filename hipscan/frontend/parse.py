@@ -13,7 +13,7 @@ import clang.cindex as ci
 from hipscan.facts import FileFacts
 from hipscan.frontend.clang import KEEP_GOING, ParseSetup
 from hipscan.frontend.extract import Extractor, relpath
-from hipscan.frontend.tokens import tokenize
+from hipscan.frontend.tokens import DEVICE_PASS_MACROS, tokenize
 
 DETAILED_RECORD = 0x01  # needed for clang_getSkippedRanges
 PARSE_OPTIONS = KEEP_GOING | DETAILED_RECORD
@@ -40,6 +40,7 @@ class ParseJob:
     project_files: frozenset[str] = frozenset()  # absolute paths of every project source/header
     header_index: dict[str, tuple[str, ...]] = field(default_factory=dict)  # basename -> abs paths
     skip_headers: frozenset[str] = frozenset()  # headers whose facts are already taken
+    device_macros: frozenset[str] = DEVICE_PASS_MACROS  # true only in nvcc's device pass
 
 
 def read_source(path: Path, max_size: int) -> tuple[bytes | None, str]:
@@ -207,7 +208,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
             if hdata is None:
                 continue
             fdata = hdata
-        files[raw] = (relpath(Path(norm), root), tokenize(tu, cfile, fdata))
+        files[raw] = (relpath(Path(norm), root), tokenize(tu, cfile, fdata, job.device_macros))
     facts.files = sorted(v[0] for v in files.values())
     facts.inputs = sorted(inputs)
     Extractor(tu, facts, files, watched, include_map, job.project_files).run()

@@ -20,7 +20,8 @@ _lib = ci.conf.lib
 
 PUNCT, KEYWORD, IDENT, LITERAL, COMMENT = 0, 1, 2, 3, 4
 SUPPRESS = re.compile(r"hipscan:\s*ignore(?:\[([^\]]*)\])?")
-# Conditions that are false in a host-side parse but true when nvcc compiles device code.
+# Conditions that are false in a host-side parse but true when nvcc compiles device code (a scan
+# adds the project's own macros derived from these: hipscan.frontend.archmacros).
 DEVICE_PASS_MACROS = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_FEAT_SM90_ALL"})
 CONDITIONALS = ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif")
 
@@ -83,7 +84,9 @@ def line_starts(data: bytes) -> list[int]:
     return starts
 
 
-def tokenize(tu: ci.TranslationUnit, cfile: ci.File, data: bytes) -> FileTokens:
+def tokenize(
+    tu: ci.TranslationUnit, cfile: ci.File, data: bytes, device_macros: frozenset[str] = DEVICE_PASS_MACROS
+) -> FileTokens:
     starts = line_starts(data)
     ft = FileTokens(data=data, line_starts=starts, tokens=[])
     if not data:
@@ -119,7 +122,7 @@ def tokenize(tu: ci.TranslationUnit, cfile: ci.File, data: bytes) -> FileTokens:
     finally:
         _lib.clang_disposeTokens(tu, toks, n)
     _scan_directives(ft)
-    _mark_inactive(ft, skipped_ranges(tu, cfile))
+    _mark_inactive(ft, skipped_ranges(tu, cfile), device_macros)
     _scan_suppressions(ft)
     return ft
 
@@ -194,7 +197,7 @@ def _scan_directives(ft: FileTokens) -> None:
         i += 1
 
 
-def _mark_inactive(ft: FileTokens, ranges: list[tuple[int, int]]) -> None:
+def _mark_inactive(ft: FileTokens, ranges: list[tuple[int, int]], device_macros: frozenset[str]) -> None:
     if not ranges:
         return
     group_names: dict[int, set[str]] = {}
@@ -207,7 +210,7 @@ def _mark_inactive(ft: FileTokens, ranges: list[tuple[int, int]]) -> None:
         device = False
         if k >= 0:
             d = ft.directives[k]
-            device = bool(group_names.get(d.group, set()) & DEVICE_PASS_MACROS)
+            device = bool(group_names.get(d.group, set()) & device_macros)
             if d.kind in ("if", "elif") and d.text.strip() == "0":
                 device = False
         ft.inactive.append((start, end, device))
