@@ -432,6 +432,9 @@ def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> d
             v = int_value(args[i]) if i < len(args) else None
             if v is None or not v > gt:
                 return None
+        i = spec.conds.get("attribute_arg_index", 0)
+        if i < len(args) and not _not_re(spec, "attribute_arg_not_regex", args[i]):
+            return None
     return {
         "match": f.name,
         "name": f.name,

@@ -215,6 +215,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "attribute_args_min": "int",
         "attribute_arg_index": "int",
         "attribute_arg_gt": "int",
+        "attribute_arg_not_regex": "regex",  # the argument at attribute_arg_index must not match
     },
     "api": {
         "api_status": "str",
