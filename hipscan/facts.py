@@ -35,6 +35,8 @@ class FunctionFact:
     # __launch_bounds__(a, b, c) / __cluster_dims__(x, y, z) argument texts, empty when absent
     launch_bounds: tuple[str, ...] = ()
     cluster_dims: tuple[str, ...] = ()
+    params: tuple[str, ...] = ()  # parameter types as clang spells them
+    result: str = ""  # return type
 
 
 @dataclass(frozen=True, slots=True)

@@ -342,6 +342,8 @@ class Extractor:
                 is_template=c.kind == K.FUNCTION_TEMPLATE,
                 launch_bounds=bounds,
                 cluster_dims=cluster,
+                params=tuple(a.type.spelling for a in c.get_arguments() or ()),
+                result=c.result_type.spelling,
             )
         )
         if ext.start.file is not None and ext.start.file.name == absname:
