@@ -27,7 +27,7 @@ MAX_DIAGNOSTICS = 20
 # Folders this process found missing headers in; searched after the file's own include folders
 # for later files of the same scan, since one tree's files mostly share them: saves a re-parse
 # per file. (Not -idirafter: that would mark the project's headers as system headers.)
-_LEARNED_DIRS: list[str] = []
+_LEARNED_DIRS: dict[str, list[str]] = {}  # scan root -> folders
 
 
 @dataclass
@@ -154,7 +154,8 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
         # Up to three parses: missing project headers are located first (they declare most of
         # what looks undeclared), then names still unknown are declared from how they are used.
         for _attempt in range(3):
-            extra = [f"-I{d}" for d in extra_dirs] + [f"-I{d}" for d in _LEARNED_DIRS if d not in extra_dirs]
+            learned = _LEARNED_DIRS.setdefault(job.root, [])
+            extra = [f"-I{d}" for d in extra_dirs] + [f"-I{d}" for d in learned if d not in extra_dirs]
             extra += list(setup.prefix)
             unsaved = []
             if recover:
@@ -165,7 +166,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
             new_dirs = [d for d in _include_dirs_for(missing, job) if d not in extra_dirs]
             if new_dirs:
                 extra_dirs += new_dirs
-                _LEARNED_DIRS.extend(d for d in new_dirs if d not in _LEARNED_DIRS)
+                learned.extend(d for d in new_dirs if d not in learned)
                 continue
             more, needed = _recovery_declarations(tu, data_of, job.project_files, recover, watched)
             if not needed:
