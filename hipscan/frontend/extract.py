@@ -299,6 +299,8 @@ class Extractor:
             return
         elif kind == K.MEMBER_REF_EXPR:
             self.member(c, space, fname, parents)
+        elif kind == K.UNEXPOSED_EXPR:
+            self.unresolved_call(c, space, fname)
         elif kind in BINOP_KINDS and space not in ("host", "file"):
             self.folded_operands(c, space, fname, parents)
         parents.append(c)
@@ -441,6 +443,34 @@ class Extractor:
                 args=args,
                 result_type=self.result_type(parents),
                 member_of=member_of,
+            )
+        )
+
+    def unresolved_call(self, c: ci.Cursor, space: str, fname: str) -> None:
+        """A call of an undeclared function (a missing header): clang keeps it as a recovery
+        expression whose first child names the callee and whose other children are the arguments."""
+        kids = children(c)
+        if not kids or kids[0].kind != K.DECL_REF_EXPR:
+            return
+        ref = children(kids[0])
+        if len(ref) != 1 or ref[0].kind != K.OVERLOADED_DECL_REF:
+            return
+        where = self.loc(ref[0])
+        if where is None:
+            return
+        loc, absname, off = where
+        name = ref[0].spelling
+        after = self.files[absname][1].data[off + len(name) : off + len(name) + 64].lstrip()
+        if not after.startswith(b"("):
+            return  # an assignment to, or the address of, an overloaded name: not a call
+        self.facts.calls.append(
+            CallFact(
+                callee=name,
+                qualname=name,
+                loc=loc,
+                context=space,
+                function=fname,
+                args=tuple(self.text(a) for a in kids[1:]),
             )
         )
 
