@@ -196,3 +196,31 @@ def test_header_flags_reach_the_compile_command(tmp_path, monkeypatch):
     assert all(c.status == "pass" for c in compiled)
     assert "-fopenmp" in seen["main.hip"]
     assert "-fopenmp" not in seen["plain.hip"]
+
+
+def test_notes_name_the_colliding_project_declaration(tmp_path):
+    """`ambiguous` / `redefinition` errors are explained by a finding on the declaration a note
+    points at (a project operator or struct that collides with HIP's own)."""
+    main = FileTranslation("k.cu", "k.hip", line_map=LineMap([(1, 1)]))
+    head = FileTranslation("m.h", "m.h", line_map=LineMap([(1, 1)]))
+    by_output = {"k.hip": main, "m.h": head}
+    out = tmp_path
+    text = (
+        f"{out}/k.hip:20:5: error: use of overloaded operator '+=' is ambiguous\n"
+        "/usr/include/hip/amd_detail/amd_hip_vector_types.h:500:3: note: candidate function\n"
+        f"{out}/m.h:40:1: note: candidate function\n"
+        f"{out}/k.hip:30:1: warning: unused\n"
+        f"{out}/m.h:90:1: note: about the warning, not the error\n"
+        f"{out}/k.hip:31:2: error: no notes\n"
+    )
+    errs = _parse_errors(text, out, by_output, limit=10)
+    # LineMap([(1, 1)]) puts emitted line n on original line n - 1
+    assert [(e.line, e.notes) for e in errs] == [(19, [("m.h", 39)]), (30, [])]
+    r = CompileResult("k.cu", "k.hip", "fail")
+    r.errors = errs[:1]
+    _explain(r, {"m.h": [_finding("m.h", 41, rule="HIP911")]}, ["k.cu", "m.h"])
+    assert r.errors[0].explained_by == ["HIP911"] and not r.unexplained
+    r = CompileResult("k.cu", "k.hip", "fail")
+    r.errors = _parse_errors(text, out, by_output, limit=10)[:1]
+    _explain(r, {"m.h": [_finding("m.h", 95, rule="HIP911")]}, ["k.cu", "m.h"])
+    assert r.unexplained  # a finding far from the note's line explains nothing

@@ -62,6 +62,9 @@ class TUIndex:
         for c in facts.calls:
             self.callees[c.function].add(c.callee)
         self.declared: set[str] = {f.name for f in facts.functions}
+        self.functions: dict[str, list[FunctionFact]] = defaultdict(list)
+        for fn in facts.functions:
+            self.functions[fn.name].append(fn)
         # Names the project declares in headers whose facts went to another translation unit,
         # when the front end provides them.
         self.declared.update(getattr(facts, "declared", ()) or ())
@@ -419,8 +422,25 @@ def match_build(spec: MatchSpec, f: BuildFact, index: TUIndex, _opts) -> dict | 
 
 
 def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> dict | None:
-    if not (_in(spec, "space", f.space) and _re(spec, "name_regex", f.name)):
+    params = ", ".join(f.params)
+    if not (
+        _in(spec, "space", f.space)
+        and _re(spec, "name_regex", f.name)
+        and _re(spec, "params_regex", params)
+        and _re(spec, "result_regex", f.result)
+    ):
         return None
+    overload = ""
+    other_re = spec.conds.get("overload_params_regex")
+    if other_re is not None:
+        others = (
+            ", ".join(g.params)
+            for g in index.functions.get(f.name, ())
+            if g.qualname == f.qualname and g.params != f.params
+        )
+        overload = next((o for o in others if other_re.search(o)), "")
+        if not overload:
+            return None
     attr = spec.conds.get("attribute")
     args: tuple[str, ...] = getattr(f, attr) if attr else ()
     if attr:
@@ -444,6 +464,9 @@ def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> d
         "cluster_dims": ", ".join(f.cluster_dims),
         "attribute_args": ", ".join(args),
         "attribute_arg0": args[0] if args else "",
+        "params": params,
+        "result": f.result,
+        "overload_params": overload,
     }
 
 

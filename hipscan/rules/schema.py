@@ -216,6 +216,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "attribute_arg_index": "int",
         "attribute_arg_gt": "int",
         "attribute_arg_not_regex": "regex",  # the argument at attribute_arg_index must not match
+        "params_regex": "regex",  # the parameter types, joined with ", "
+        "result_regex": "regex",  # the return type
+        "overload_params_regex": "regex",  # another function of the same name has such params
     },
     "api": {
         "api_status": "str",
@@ -247,6 +250,9 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
             "cluster_dims",
             "attribute_args",
             "attribute_arg0",
+            "params",
+            "result",
+            "overload_params",
         }
     ),
     "api": frozenset(

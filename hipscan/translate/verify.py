@@ -2,7 +2,9 @@
 
 Each error is mapped back to the original file and line through the translation's line map. An
 error with no finding within two lines of it (nor on the #if/#elif/#else of a preprocessor block
-around it: that directive chose the branch that fails) is *unexplained*: the scan pointed nowhere
+around it: that directive chose the branch that fails, nor within two lines of a project line one
+of its notes points at: "candidate function", "previous definition is here" name the project
+declaration that collides with HIP's own) is *unexplained*: the scan pointed nowhere
 near what the compiler rejects, so a rule is missing. (Whether the file had a blocker finding is
 recorded separately: the compile pass rate is reported over files without one.)
 The compiler's diagnostics are read with a regular expression: that is its output format, not
@@ -46,6 +48,8 @@ class CompileError:
     output_file: str  # as the compiler printed it
     output_line: int
     explained_by: list[str] = field(default_factory=list)  # rule ids of findings within +-2 lines
+    # project lines (original file, line) the error's notes point at: the declarations involved
+    notes: list[tuple[str, int]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -56,6 +60,7 @@ class CompileError:
             "output_file": self.output_file,
             "output_line": self.output_line,
             "explained_by": self.explained_by,
+            "notes": [list(n) for n in self.notes],
         }
 
 
@@ -117,6 +122,7 @@ def _parse_errors(
     errors: list[CompileError] = []
     stack: list[tuple[str, int]] = []  # "In file included from" lines, outermost first
     last_file, last_chain = "", []  # clang prints a header's include chain only once
+    current: CompileError | None = None  # the error the notes that follow belong to
     for k, raw in enumerate(lines):
         inc = _INCLUDED.match(raw)
         if inc:
@@ -127,6 +133,12 @@ def _parse_errors(
             continue
         includers, stack = stack or (last_chain if m["file"] == last_file else []), []
         last_file, last_chain = m["file"], includers
+        if m["kind"] == "note":
+            place = _place(m["file"], int(m["line"]), outdir, by_output) if current else None
+            if current and place and place not in current.notes and place != (current.source, current.line):
+                current.notes.append(place)
+            continue
+        current = None
         if m["kind"] not in ("error", "fatal error"):
             continue
         file, line, col = m["file"], int(m["line"]), int(m["col"])
@@ -146,10 +158,21 @@ def _parse_errors(
                 err.line = tr.line_map.to_original(ln)[0]
                 err.column = col if depth == 0 else 0
                 break
-        errors.append(err)
         if len(errors) >= limit:
             break
+        errors.append(err)
+        current = err
     return errors
+
+
+def _place(
+    file: str, line: int, outdir: Path, by_output: dict[str, FileTranslation]
+) -> tuple[str, int] | None:
+    """The original project (file, line) of an emitted-file location, or None outside the project."""
+    tr = by_output.get(_relative(file, outdir))
+    if tr is None:
+        return None
+    return tr.source, tr.line_map.to_original(line)[0]
 
 
 def _relative(path: str, outdir: Path) -> str:
@@ -168,15 +191,20 @@ def _explaining(
     err: CompileError,
     findings: list[Finding],
     conditionals: list[tuple[int, int, tuple[int, ...]]],
+    all_findings: dict[str, list[Finding]] | None = None,
 ) -> list[str]:
     """Rules of the findings within NEAR lines of the error, or else on a directive of an
-    enclosing #if block (`#if CUDART_VERSION >= 2020` choosing the branch that fails)."""
-    if not err.line:
-        return []
-    near = {f.rule for f in findings if abs(f.line - err.line) <= NEAR}
+    enclosing #if block (`#if CUDART_VERSION >= 2020` choosing the branch that fails), or else
+    within NEAR lines of a project declaration one of its notes names."""
+    near: set[str] = set()
+    if err.line:
+        near = {f.rule for f in findings if abs(f.line - err.line) <= NEAR}
+        if not near:
+            lines = {ln for first, last, ls in conditionals if first <= err.line <= last for ln in ls}
+            near = {f.rule for f in findings if f.line in lines}
     if not near:
-        lines = {ln for first, last, ls in conditionals if first <= err.line <= last for ln in ls}
-        near = {f.rule for f in findings if f.line in lines}
+        for source, line in err.notes:
+            near |= {f.rule for f in (all_findings or {}).get(source, []) if abs(f.line - line) <= NEAR}
     return sorted(near)
 
 
@@ -192,7 +220,7 @@ def _explain(
         result.missing_headers = sorted(set(missing))
     for err in result.errors:
         blocks = (conditionals or {}).get(err.source, [])
-        err.explained_by = _explaining(err, findings.get(err.source, []), blocks)
+        err.explained_by = _explaining(err, findings.get(err.source, []), blocks, findings)
     result.has_blocker = any(f.severity == "blocker" for src in involved for f in findings.get(src, []))
     if result.status in ("fail", "timeout"):
         if result.missing_headers:
