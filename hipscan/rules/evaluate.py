@@ -56,13 +56,34 @@ def expected_findings(root: Path) -> set[Key]:
     return out
 
 
+# Fixtures for rules that depend on the target ROCm release sit in folders named for it and are
+# scanned with that --rocm-version (e.g. cooperative-groups/rocm5.2/); the rest with the default.
+VERSION_FOLDER = "rocm"
+
+
 def actual_findings(root: Path, config: ScanConfig | None = None) -> tuple[set[Key], list[str]]:
     """What the real front end and rule engine report on the corpus, and files that failed."""
+    from dataclasses import replace
+
     from hipscan.api import scan
 
-    result = scan([root], config or ScanConfig(jobs=1), keep_facts=False)
-    failed = [f"{f.path}: {f.status}" for f in result.files if f.status.startswith(("error", "skip"))]
-    return {(f.path, f.line, f.rule) for f in result.findings}, failed
+    config = config or ScanConfig(jobs=1)
+    versioned = sorted(p for p in root.rglob(f"{VERSION_FOLDER}*") if p.is_dir())
+    runs = [(root, replace(config, extra_exclude=config.extra_exclude + (f"{VERSION_FOLDER}*",)))]
+    for folder in versioned:
+        version = tuple(int(x) for x in folder.name[len(VERSION_FOLDER) :].split("."))
+        runs.append((folder, replace(config, rocm_version=version)))
+    found: set[Key] = set()
+    failed: list[str] = []
+    for path, cfg in runs:
+        prefix = path.relative_to(root).as_posix()
+        result = scan([path], cfg, keep_facts=False)
+        rel = lambda p, prefix=prefix: f"{prefix}/{p}" if prefix != "." else p
+        failed += [
+            f"{rel(f.path)}: {f.status}" for f in result.files if f.status.startswith(("error", "skip"))
+        ]
+        found |= {(rel(f.path), f.line, f.rule) for f in result.findings}
+    return found, failed
 
 
 @dataclass
