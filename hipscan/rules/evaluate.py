@@ -78,7 +78,10 @@ def actual_findings(root: Path, config: ScanConfig | None = None) -> tuple[set[K
     for path, cfg in runs:
         prefix = path.relative_to(root).as_posix()
         result = scan([path], cfg, keep_facts=False)
-        rel = lambda p, prefix=prefix: f"{prefix}/{p}" if prefix != "." else p
+
+        def rel(p: str, prefix: str = prefix) -> str:
+            return f"{prefix}/{p}" if prefix != "." else p
+
         failed += [
             f"{rel(f.path)}: {f.status}" for f in result.files if f.status.startswith(("error", "skip"))
         ]
