@@ -28,6 +28,9 @@ class SourceLines:
         except OSError:
             return []
 
+    def count(self, path: str) -> int:
+        return len(self._lines(path))
+
     def __call__(self, path: str, line: int) -> str:
         lines = self._lines(path)
         return lines[line - 1] if 0 < line <= len(lines) else ""
@@ -59,6 +62,7 @@ def scan(
     options = rule_options(config)
     lines = SourceLines(sources.root)
     seen: set[tuple[str, str, int, int]] = set()
+    listed: set[str] = set()
     findings: list[Finding] = []
     for facts in collect(sources, config, ruleset.watched_identifiers, progress):
         result.mode = facts.mode
@@ -73,6 +77,14 @@ def scan(
                     error_count=facts.error_count,
                 )
             )
+            # headers this translation unit carried: scanned too, as part of it
+            for header in facts.files:
+                if header != facts.path and header not in listed:
+                    result.files.append(
+                        FileResult(path=header, status=facts.status, lines=lines.count(header))
+                    )
+                    listed.add(header)
+            listed.add(facts.path)
         for f in ruleset.apply(facts, options, lines):
             key = (f.rule, f.path, f.line, f.column)
             if key not in seen:
