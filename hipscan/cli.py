@@ -124,6 +124,10 @@ def scan(
     for f in result.files:
         if f.status not in ("ok", "parse-errors"):
             click.echo(f"{f.path}: {f.status}", err=True)
+    if not result.files:
+        click.echo(
+            "hipscan: warning: no CUDA sources found (.cu/.cuh, or C/C++ files that use CUDA)", err=True
+        )
     translations = None
     if emit_hip is not None:
         translations = _emit_hip(result, emit_hip, config)

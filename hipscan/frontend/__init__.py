@@ -79,7 +79,7 @@ def collect(
     flags: dict[str, tuple[str, ...]] = {}
     if config.compile_commands:
         flags = load_compile_commands(Path(config.compile_commands))
-    project = frozenset(str(p) for p in sources.project_files)
+    project = frozenset(str(p) for p in sources.project_files)  # also keys the cache: which includes are ours
     device_macros = derived_macros(sorted(sources.project_files))
     index = header_index(sources.project_files)
     covered: set[str] = set()
@@ -102,7 +102,7 @@ def collect(
         return job
 
     cache = (
-        FactsCache(config.cache_path() / "facts", setup_digest(setup, watched, device_macros))
+        FactsCache(config.cache_path() / "facts", setup_digest(setup, watched, device_macros | project))
         if config.use_cache
         else None
     )

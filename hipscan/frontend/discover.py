@@ -77,6 +77,16 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
             candidates.append(p)
         else:
             result.skipped.append((p, "skipped: no such file"))
+    if any(not Path(p).is_dir() for p in paths):
+        # a file scanned on its own still reports what its project headers hold
+        for dirpath, dirnames, filenames in os.walk(root):
+            rel_dir = os.path.relpath(dirpath, root)
+            dirnames[:] = [
+                d for d in dirnames if not _excluded(os.path.normpath(os.path.join(rel_dir, d)), d, excludes)
+            ]
+            result.project_files.update(
+                Path(dirpath) / n for n in filenames if Path(n).suffix.lower() in HEADERS
+            )
     for full in candidates:
         name = full.name
         suffix = full.suffix.lower()
