@@ -132,17 +132,12 @@ def scan(
     if emit_hip is not None:
         translations = _emit_hip(result, emit_hip, config)
     ctx = ReportContext.for_result(result, rules=rules, translations=translations)
-    text = render(fmt, result, ctx)
     if fmt == "text" and quiet:
-        text = (
-            "\n".join(
-                line
-                for line in text.splitlines()
-                if not line.startswith(tuple(f"{p.path}:" for p in result.files)) and line
-            )
-            + "\n"
-        )
+        from hipscan.report.text import render_summary
 
+        text = render_summary(result, ctx)
+    else:
+        text = render(fmt, result, ctx)
     if output is not None:
         write_atomic(output, text)
     else:

@@ -15,13 +15,18 @@ def format_finding(f) -> str:
 
 def render_text(result: ScanResult, ctx: ReportContext) -> str:
     lines = [format_finding(f) for f in sorted(result.findings, key=lambda f: f.sort_key)]
+    head = "\n".join(lines) + "\n\n" if lines else ""
+    return head + render_summary(result, ctx)
+
+
+def render_summary(result: ScanResult, ctx: ReportContext) -> str:
+    """The two closing lines: counts, then readiness and effort."""
+    lines: list[str] = []
     s = summary(result, ctx)
     effort = ctx.effort
     days = effort.person_days
     by_sev = ", ".join(f"{n} {sev}" for sev, n in s["by_severity"].items()) or "none"
     failed = {k: v for k, v in s["file_status"].items() if k != "ok"}
-    if lines:
-        lines.append("")
     lines.append(
         f"{s['findings']} finding(s) ({by_sev}) from {s['rules']} rule(s) in "
         f"{s['files']} file(s), {s['lines']} lines"
