@@ -1,8 +1,9 @@
 """A content-hash cache of per-file facts, so re-scanning an unchanged tree skips libclang.
 
 An entry is keyed by the file's path and bytes, the parse set-up (shim, flags, mode), the
-identifiers the rules watch and hipscan's version; it stores the hash of every project file the
-parse read, and is used only while all of them are unchanged.
+identifiers the rules watch, the project's file list (which includes count as project code) and
+hipscan's version; it stores the hash of every project file the parse read, and is used only
+while all of them are unchanged. Adding or removing a source file therefore starts afresh.
 """
 
 from __future__ import annotations
