@@ -55,6 +55,12 @@ DECLARING_KINDS = frozenset(
 PREPROCESSING_KINDS = frozenset({500, 501, 502, 503})  # directive, macro definition/expansion, include
 _lib.clang_Location_isInSystemHeader.argtypes = [ci.SourceLocation]
 _lib.clang_Location_isInSystemHeader.restype = ctypes.c_int
+_UNEXPOSED_EXPR = K.UNEXPOSED_EXPR.value
+_CALL_EXPR = K.CALL_EXPR.value
+_ENUM_CONSTANT_DECL = K.ENUM_CONSTANT_DECL.value
+_ASM_STMT = K.ASM_STMT.value
+_INTEGER_LITERAL = K.INTEGER_LITERAL.value
+_MEMBER_REF_EXPR = K.MEMBER_REF_EXPR.value
 BINOP_KINDS = frozenset({K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR})
 CALLABLE_KINDS = frozenset(
     {
@@ -282,29 +288,33 @@ class Extractor:
                     self.declare(child, depth + 1)
 
     def visit(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
-        kind = c.kind
-        if kind in FUNCTION_KINDS:
-            space, fname = self.function(c, space, fname)
-        elif kind == K.CALL_EXPR:
-            self.call(c, space, fname, parents)
-        elif kind in DECL_KINDS:
-            self.decl(c, kind, space, fname)
-        elif kind == K.ENUM_CONSTANT_DECL:
-            self.simple_decl(c, "enumerator", space)
-        elif kind == K.ASM_STMT:
-            self.asm(c, space, fname)
-        elif kind == K.INTEGER_LITERAL:
-            if space not in ("host", "file"):
-                self.literal(c, space, fname, parents)
-            return
-        elif kind == K.MEMBER_REF_EXPR:
-            self.member(c, space, fname, parents)
-        elif kind == K.UNEXPOSED_EXPR:
-            self.unresolved_call(c, space, fname)
-        elif kind in BINOP_KINDS and space not in ("host", "file"):
-            self.folded_operands(c, space, fname, parents)
+        kid = c._kind_id  # an int: CursorKind lookups per node add up over a whole tree
+        if kid == _UNEXPOSED_EXPR:
+            kids = children(c)
+            self.unresolved_call(c, kids, space, fname)
+        else:
+            kind = c.kind
+            if kind in FUNCTION_KINDS:
+                space, fname = self.function(c, space, fname)
+            elif kid == _CALL_EXPR:
+                self.call(c, space, fname, parents)
+            elif kind in DECL_KINDS:
+                self.decl(c, kind, space, fname)
+            elif kid == _ENUM_CONSTANT_DECL:
+                self.simple_decl(c, "enumerator", space)
+            elif kid == _ASM_STMT:
+                self.asm(c, space, fname)
+            elif kid == _INTEGER_LITERAL:
+                if space not in ("host", "file"):
+                    self.literal(c, space, fname, parents)
+                return
+            elif kid == _MEMBER_REF_EXPR:
+                self.member(c, space, fname, parents)
+            elif kind in BINOP_KINDS and space not in ("host", "file"):
+                self.folded_operands(c, space, fname, parents)
+            kids = children(c)
         parents.append(c)
-        for child in children(c):
+        for child in kids:
             self.visit(child, space, fname, parents)
         parents.pop()
 
@@ -446,10 +456,9 @@ class Extractor:
             )
         )
 
-    def unresolved_call(self, c: ci.Cursor, space: str, fname: str) -> None:
+    def unresolved_call(self, c: ci.Cursor, kids: list[ci.Cursor], space: str, fname: str) -> None:
         """A call of an undeclared function (a missing header): clang keeps it as a recovery
         expression whose first child names the callee and whose other children are the arguments."""
-        kids = children(c)
         if not kids or kids[0].kind != K.DECL_REF_EXPR:
             return
         ref = children(kids[0])
