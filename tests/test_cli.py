@@ -113,7 +113,7 @@ def test_compile_commands_flags_are_used(tmp_path):
         '#include "cfg.h"\n'
         "__global__ void k(int *o) {\n"
         "#ifdef USE_LANES\n"
-        "  o[0] = threadIdx.x & LANE_MASK;\n"
+        "  o[0] = threadIdx.x & 31;\n  o[1] = LANE_MASK;\n"
         "#endif\n"
         "}\n"
     )
