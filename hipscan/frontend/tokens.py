@@ -63,13 +63,6 @@ class FileTokens:
         i = bisect.bisect_right(self.line_starts, offset) - 1
         return i + 1, offset - self.line_starts[i] + 1
 
-    def inactive_at(self, offset: int) -> tuple[bool, bool]:
-        """(inside a skipped block, that block is compiled in nvcc's device pass)."""
-        for start, end, device in self.inactive:
-            if start <= offset < end:
-                return True, device
-        return False, False
-
     def text(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "replace")
 
