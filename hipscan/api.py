@@ -96,3 +96,11 @@ def scan(
     result.findings = sorted(findings, key=lambda f: f.sort_key)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def scanned_sources(result: ScanResult) -> list[Path]:
+    """Every file the scan parsed and the project headers they include: what translation covers."""
+    root = result.root
+    files = {root / f.path for f in result.files if f.status in ("ok", "parse-errors")}
+    files |= {root / p for facts in result.facts for p in facts.inputs}
+    return sorted(files)

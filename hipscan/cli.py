@@ -155,14 +155,14 @@ def scan(
 
 def _emit_hip(result, outdir: Path, config):
     """HIP stubs for every parsed source and the project headers they include."""
+    from hipscan.api import scanned_sources
     from hipscan.cli_translate import emit_hip
     from hipscan.translate import TranslateError
 
-    root = result.root
-    files = {root / f.path for f in result.files if f.status in ("ok", "parse-errors")}
-    files |= {root / p for facts in result.facts for p in facts.inputs}
     try:
-        translations, _ = emit_hip(root, sorted(files), result.findings, outdir, config=config)
+        translations, _ = emit_hip(
+            result.root, scanned_sources(result), result.findings, outdir, config=config
+        )
     except TranslateError as exc:
         raise click.UsageError(f"--emit-hip: {exc}") from None
     click.echo(f"HIP stubs: {outdir} ({len(translations)} files)", err=True)

@@ -33,13 +33,11 @@ def source_files(root: Path) -> list[Path]:
 
 def _scan_findings(root: Path) -> tuple[list[Finding], list[Path] | None]:
     """Findings from the rule engine, when the library API is available."""
-    from hipscan.api import scan
+    from hipscan.api import scan, scanned_sources
     from hipscan.config import load_config
 
     result = scan([root], load_config(root))
-    files = {root / f.path for f in result.files if not f.status.startswith(("skipped", "error"))}
-    files |= {root / p for facts in result.facts for p in facts.inputs}  # the headers they include
-    return list(result.findings), sorted(files)
+    return list(result.findings), scanned_sources(result)
 
 
 def translate_options(func: Callable) -> Callable:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -27,15 +28,22 @@ def parse_file(
     config = config or ScanConfig()
     setup = make_setup(config)
     path, root = Path(path).resolve(), Path(root).resolve()
-    sources = discover([root], config.excludes)
+    project, index, device_macros = _project_context(discover([root], config.excludes))
     job = ParseJob(
         str(path),
         str(root),
-        project_files=frozenset(str(p) for p in sources.project_files) | {str(path)},
-        header_index=header_index(sources.project_files),
-        device_macros=derived_macros(sorted(sources.project_files)),
+        project_files=project | {str(path)},
+        header_index=index,
+        device_macros=device_macros,
     )
     return _parse_job(job, setup, watched, config.max_file_size)
+
+
+def _project_context(sources: SourceSet) -> tuple[frozenset[str], dict[str, tuple[str, ...]], frozenset[str]]:
+    """What every parse of this tree shares: its files (which includes are project code), where
+    each header name lives, and the macros that mean "nvcc's device pass"."""
+    project = frozenset(str(p) for p in sources.project_files)
+    return project, header_index(sources.project_files), derived_macros(sorted(sources.project_files))
 
 
 FACT_LISTS = (
@@ -79,9 +87,7 @@ def collect(
     flags: dict[str, tuple[str, ...]] = {}
     if config.compile_commands:
         flags = load_compile_commands(Path(config.compile_commands))
-    project = frozenset(str(p) for p in sources.project_files)  # also keys the cache: which includes are ours
-    device_macros = derived_macros(sorted(sources.project_files))
-    index = header_index(sources.project_files)
+    project, index, device_macros = _project_context(sources)  # the project set also keys the cache
     covered: set[str] = set()
 
     def jobs_for(files: list[Path]) -> list[ParseJob]:
@@ -139,7 +145,7 @@ def collect(
         fresh = run_jobs(
             jobs_for(misses), setup, watched, config.max_file_size, workers, config.timeout, before
         )
-        for facts in _chain(hits, fresh):
+        for facts in itertools.chain(hits, fresh):
             _drop_taken_headers(facts, covered, root)
             covered.update(str(root / f) for f in facts.files)
             if cache is not None and not any(facts is h for h in hits):
@@ -153,9 +159,3 @@ def collect(
         builds.builds.extend(scan_build_file(b, relpath(b, root)))
     builds.files = sorted({f.loc.path for f in builds.builds})
     yield builds
-
-
-def _chain(first: list[FileFacts], rest: Iterator[FileFacts]) -> Iterator[FileFacts]:
-    """Lazily: the cached results, then fresh ones as workers finish (coverage updates between)."""
-    yield from first
-    yield from rest

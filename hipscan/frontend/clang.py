@@ -16,7 +16,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
-from hipscan.config import ScanConfig
+from hipscan.config import ConfigError, ScanConfig
 
 SHIM_DIR = Path(__file__).resolve().parent / "shim"
 KEEP_GOING = 0x200  # CXTranslationUnit_KeepGoing: not exposed as a constant by the bindings
@@ -257,8 +257,6 @@ def make_setup(config: ScanConfig) -> ParseSetup:
     if mode == "auto":
         mode = "toolkit" if cuda_path else "shim"
     if mode == "toolkit" and cuda_path is None:
-        from hipscan.config import ConfigError
-
         raise ConfigError("--mode toolkit: no CUDA toolkit found (give --cuda-path or set CUDA_HOME)")
     args = base_args(config, mode, cuda_path)
     include = str(SHIM_DIR / ("hipscan_toolkit.h" if mode == "toolkit" else "hipscan_cuda.h"))

@@ -10,9 +10,11 @@ import multiprocessing as mp
 import time
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 
 from hipscan.facts import FileFacts
 from hipscan.frontend.clang import ParseSetup
+from hipscan.frontend.extract import relpath
 from hipscan.frontend.parse import ParseJob, parse_file
 
 ParseFn = Callable[[ParseJob, ParseSetup, frozenset, int], FileFacts]
@@ -31,10 +33,6 @@ def _worker(
         try:
             facts = parse(job, setup, watched, max_size)
         except Exception as exc:  # a bug must not stop the scan: report it as this file's status
-            from pathlib import Path
-
-            from hipscan.frontend.extract import relpath
-
             facts = FileFacts(
                 path=relpath(Path(job.path), Path(job.root)),
                 status=f"error: {type(exc).__name__}: {exc}",
@@ -79,10 +77,6 @@ def run_jobs(
     parse: ParseFn = parse_file,
 ) -> Iterator[FileFacts]:
     """Yield FileFacts as files finish (completion order)."""
-    from pathlib import Path
-
-    from hipscan.frontend.extract import relpath
-
     pending = list(jobs)
     pending.reverse()
     if not pending:
