@@ -92,6 +92,20 @@ class DeclFact:
 
 
 @dataclass(frozen=True, slots=True)
+class AssignFact:
+    """An assignment (``=``, ``+=``, ...) to an lvalue of a watched type (``CUdeviceptr``): the
+    driver API's integer handles become pointers in HIP, and what is stored in them matters."""
+
+    op: str
+    lhs_type: str
+    rhs_type: str  # the right-hand side's own type, before any implicit conversion
+    rhs: str  # its text, when short (<= 200 chars)
+    loc: Loc  # where the assigned-to expression starts
+    context: str
+    function: str
+
+
+@dataclass(frozen=True, slots=True)
 class IdentFact:
     """A use of a watched identifier token (API names, types, enum values, macros) in code.
 
@@ -182,6 +196,7 @@ class FileFacts:
     idents: list[IdentFact] = field(default_factory=list)
     literals: list[LiteralFact] = field(default_factory=list)
     members: list[MemberRefFact] = field(default_factory=list)
+    assigns: list[AssignFact] = field(default_factory=list)
     includes: list[IncludeFact] = field(default_factory=list)
     directives: list[DirectiveFact] = field(default_factory=list)
     builds: list[BuildFact] = field(default_factory=list)

@@ -450,3 +450,36 @@ def test_headers_that_need_a_compiler_flag_are_recorded(tmp_path):
     assert results["par.cuh"].compile_flags == ["-fopenmp"]
     assert results["main.cu"].compile_flags == []  # verify collects it through the include
     assert results["plain.cu"].compile_flags == []
+
+
+def test_names_the_project_redeclares_are_not_renamed_anywhere(tmp_path):
+    # the dynamic-loading pattern: a project header re-declares the driver API as pointers
+    root = _tree(
+        tmp_path,
+        {
+            "dynlink.h": "typedef int (*tcuInit)(unsigned);\nextern tcuInit cuInit;\n",
+            "main.cpp": '#include "dynlink.h"\nint start() { return cuInit(0); }\n',
+            "other.cpp": "#include <cuda.h>\nint go() { return cuInit(0); }\n",
+        },
+    )
+    _run(root, tmp_path / "out")
+    assert "cuInit(0)" in (tmp_path / "out" / "main.cpp").read_text()
+    assert "extern tcuInit cuInit;" in (tmp_path / "out" / "dynlink.h").read_text()
+    assert "hipInit(0)" in (tmp_path / "out" / "other.cpp").read_text()  # not the project's
+
+
+def test_null_argument_for_a_parameter_hip_lacks_is_dropped(tmp_path):
+    src = (
+        "#include <cuda.h>\n"
+        "size_t smem(int b);\n"
+        "void f(CUfunction fn, int *g, int *b) {\n"
+        "  cuOccupancyMaxPotentialBlockSize(g, b, fn, 0, 4096, 0);\n"
+        "  cuOccupancyMaxPotentialBlockSize(g, b, fn, smem, 0, 0);\n"
+        "}\n"
+    )
+    root = _tree(tmp_path, {"o.cpp": src})
+    [result] = _run(root, tmp_path / "out")
+    text = (tmp_path / "out" / "o.cpp").read_text()
+    assert "hipModuleOccupancyMaxPotentialBlockSize(g, b, fn, 4096, 0);" in text
+    assert "hipModuleOccupancyMaxPotentialBlockSize(g, b, fn, smem, 0, 0);" in text  # kept, reported
+    assert result.args_dropped == 1

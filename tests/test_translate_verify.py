@@ -224,3 +224,30 @@ def test_notes_name_the_colliding_project_declaration(tmp_path):
     r.errors = _parse_errors(text, out, by_output, limit=10)[:1]
     _explain(r, {"m.h": [_finding("m.h", 95, rule="HIP911")]}, ["k.cu", "m.h"])
     assert r.unexplained  # a finding far from the note's line explains nothing
+
+
+def test_name_removed_by_a_flagged_directive_explains_undeclared_errors(tmp_path):
+    from hipscan.translate.verify import CompileError
+
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "k.cu").write_text(
+        "#if CUDART_VERSION >= 2020\n"  # 1
+        '#include "kern.cuh"\n'  # 2
+        "#endif\n"  # 3
+        "int main() { return setCount(0) + other(); }\n"  # 4
+    )
+    (root / "kern.cuh").write_text("int setCount(int n) { return n; }\n")
+    results = translate_tree(
+        root, [root / "k.cu", root / "kern.cuh"], [], tmp_path / "out", TranslateOptions()
+    )
+    by_output = {tr.output: tr for tr in results}
+    flagged = {"k.cu": [_finding("k.cu", 1, rule="HIP844")]}
+    r = CompileResult("k.cu", "k.hip", "fail")
+    r.errors = [
+        CompileError("k.cu", 4, 21, "use of undeclared identifier 'setCount'", "k.hip", 5),
+        CompileError("k.cu", 4, 35, "use of undeclared identifier 'other'", "k.hip", 5),
+    ]
+    _explain(r, flagged, ["k.cu", "kern.cuh"], unit=by_output["k.hip"], by_output=by_output)
+    assert r.errors[0].explained_by == ["HIP844"]  # defined only in the header the #if removed
+    assert r.errors[1].explained_by == [] and r.unexplained  # spelled nowhere the #if removed

@@ -55,6 +55,7 @@ FACT_LISTS = (
     "idents",
     "literals",
     "members",
+    "assigns",
     "includes",
     "directives",
 )

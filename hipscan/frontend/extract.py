@@ -11,6 +11,7 @@ from pathlib import Path
 import clang.cindex as ci
 
 from hipscan.facts import (
+    AssignFact,
     AsmFact,
     CallFact,
     DeclFact,
@@ -62,6 +63,7 @@ _ASM_STMT = K.ASM_STMT.value
 _INTEGER_LITERAL = K.INTEGER_LITERAL.value
 _MEMBER_REF_EXPR = K.MEMBER_REF_EXPR.value
 BINOP_KINDS = frozenset({K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR})
+ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 CALLABLE_KINDS = frozenset(
     {
         K.FUNCTION_DECL,
@@ -310,8 +312,10 @@ class Extractor:
                 return
             elif kid == _MEMBER_REF_EXPR:
                 self.member(c, space, fname, parents)
-            elif kind in BINOP_KINDS and space not in ("host", "file"):
-                self.folded_operands(c, space, fname, parents)
+            elif kind in BINOP_KINDS:
+                if space not in ("host", "file"):
+                    self.folded_operands(c, space, fname, parents)
+                self.assignment(c, space, fname)
             kids = children(c)
         parents.append(c)
         for child in kids:
@@ -650,6 +654,37 @@ class Extractor:
                 op=op,
                 other=other,
                 other_type=other_type,
+            )
+        )
+
+    def assignment(self, c: ci.Cursor, space: str, fname: str) -> None:
+        """Assignments to an lvalue of a watched type, with the right side's unconverted type."""
+        if binary_operator(c) not in ASSIGN_OPS:
+            return
+        lhs_type = c.type.spelling
+        if _strip_type(lhs_type) not in self.watched:
+            return
+        kids = children(c)
+        if len(kids) != 2:
+            return
+        where = self.loc(kids[0])
+        if where is None:
+            return
+        rhs = kids[1]
+        while rhs._kind_id == _UNEXPOSED_EXPR:  # implicit conversions: the type as written
+            inner = children(rhs)
+            if len(inner) != 1:
+                break
+            rhs = inner[0]
+        self.facts.assigns.append(
+            AssignFact(
+                op=binary_operator(c),
+                lhs_type=lhs_type,
+                rhs_type=rhs.type.spelling,
+                rhs=self.text(kids[1], 200),
+                loc=where[0],
+                context=space,
+                function=fname,
             )
         )
 

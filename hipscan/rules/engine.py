@@ -65,6 +65,8 @@ class RuleSet:
                     claimed.update(spec.get("name", ()))
                 elif spec.fact == "call":
                     claimed.update(spec.get("callee", ()))
+                elif spec.fact == "assign":
+                    watched.update(spec.get("lhs_type", ()))
         claim_res = [r.claims_regex for r in self.rules if r.claims_regex is not None]
         if claim_res:
             claimed.update(n for n in self.table.entries if any(p.fullmatch(n) for p in claim_res))

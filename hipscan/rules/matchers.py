@@ -16,6 +16,7 @@ from typing import Any
 
 from hipscan.apitable import ApiEntry, parse_version
 from hipscan.facts import (
+    AssignFact,
     AsmFact,
     BuildFact,
     CallFact,
@@ -39,6 +40,7 @@ FACT_LISTS = {
     "ident": "idents",
     "literal": "literals",
     "member": "members",
+    "assign": "assigns",
     "include": "includes",
     "directive": "directives",
     "build": "builds",
@@ -389,6 +391,23 @@ def match_member(spec: MatchSpec, f: MemberRefFact, index: TUIndex, _opts) -> di
     return {"match": f.member, "member": f.member, "record": f.record, "expr": f.expr}
 
 
+def match_assign(spec: MatchSpec, f: AssignFact, index: TUIndex, _opts) -> dict | None:
+    if not (
+        _in(spec, "lhs_type", _bare_type(f.lhs_type))
+        and _in(spec, "op", f.op)
+        and _re(spec, "rhs_type_regex", f.rhs_type)
+        and _not_re(spec, "not_rhs_type_regex", f.rhs_type)
+        and _re(spec, "rhs_regex", f.rhs)
+        and _not_re(spec, "not_rhs_regex", f.rhs)
+    ):
+        return None
+    return {"match": f.rhs, "op": f.op, "lhs_type": f.lhs_type, "rhs_type": f.rhs_type, "rhs": f.rhs}
+
+
+def _bare_type(spelling: str) -> str:
+    return spelling.removeprefix("const ").removeprefix("volatile ").strip()
+
+
 def match_include(spec: MatchSpec, f: IncludeFact, index: TUIndex, _opts) -> dict | None:
     if not (_in(spec, "name", f.name) and _re(spec, "name_regex", f.name)):
         return None
@@ -549,6 +568,7 @@ MATCHERS: dict[str, Callable[..., dict | None]] = {
     "ident": match_ident,
     "literal": match_literal,
     "member": match_member,
+    "assign": match_assign,
     "include": match_include,
     "directive": match_directive,
     "build": match_build,

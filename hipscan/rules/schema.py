@@ -195,6 +195,14 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "spelling_regex": "regex",
     },
     "member": {"member": "strs", "record_regex": "regex", "expr_regex": "regex"},
+    "assign": {
+        "lhs_type": "strs",  # exact type names: the front end records only watched ones
+        "op": "strs",
+        "rhs_type_regex": "regex",
+        "not_rhs_type_regex": "regex",
+        "rhs_regex": "regex",
+        "not_rhs_regex": "regex",
+    },
     "include": {
         "name": "strs",
         "name_regex": "regex",
@@ -238,6 +246,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     "ident": frozenset({"name"}),
     "literal": frozenset({"value", "spelling", "role", "op", "other", "other_type"}),
     "member": frozenset({"member", "record", "expr"}),
+    "assign": frozenset({"op", "lhs_type", "rhs_type", "rhs"}),
     "include": frozenset({"name", "resolved"}),
     "directive": frozenset({"kind", "text", "names"}),
     "build": frozenset({"kind", "value", "tool"}),

@@ -49,6 +49,17 @@ _DECL_KINDS = frozenset(
         ci.CursorKind.CLASS_TEMPLATE,
     }
 )
+# A declaration of one of these kinds makes its name the project's even without a definition:
+# `extern tcuInit *cuInit;` re-declares the driver API for dynamic loading, and renaming the uses
+# but not the declaration breaks the build. (A struct forward declaration only names a tag.)
+_REDECLARING_KINDS = frozenset(
+    {
+        ci.CursorKind.FUNCTION_DECL,
+        ci.CursorKind.VAR_DECL,
+        ci.CursorKind.TYPEDEF_DECL,
+        ci.CursorKind.TYPE_ALIAS_DECL,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +90,7 @@ class LexedFile:
     line_starts: list[int]
     launches: dict[int, AstLaunch] = field(default_factory=dict)  # by '<<<' offset
     call_args: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)  # by name offset
-    declared: set[str] = field(default_factory=set)  # names this file defines
+    declared: set[str] = field(default_factory=set)  # names this file defines or re-declares
     declaration_names: set[int] = field(default_factory=set)  # offsets of declared names
     parse_seconds: float = 0.0
 
@@ -187,7 +198,7 @@ def _collect_ast(
             tok = starts.get(cursor.location.offset)
             if tok is not None and tok.text == cursor.spelling:
                 lexed.declaration_names.add(tok.start)
-                if kind in _DECL_KINDS and cursor.is_definition():
+                if kind in _REDECLARING_KINDS or (kind in _DECL_KINDS and cursor.is_definition()):
                     lexed.declared.add(cursor.spelling)
         elif kind == ci.CursorKind.CALL_EXPR:
             children = list(cursor.get_children())

@@ -25,6 +25,7 @@ class HipMap:
     arg_casts: dict[str, tuple[int, str]] = field(default_factory=dict)  # call -> (arg index, cast)
     default_args: dict[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)  # arity, tail
     arity_renames: dict[str, tuple[int, str]] = field(default_factory=dict)  # args -> other name
+    null_args: dict[str, int] = field(default_factory=dict)  # call -> index of a parameter HIP lacks
     header_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # header -> hipcc flags
 
     def replacement(self, name: str) -> str | None:
@@ -69,6 +70,7 @@ def load_hip_map(roc: bool = False) -> HipMap:
         },
         header_flags={k: tuple(v) for k, v in data.get("header_flags", {}).items()},
         arity_renames={k: (int(v["args"]), v["name"]) for k, v in data.get("arity_renames", {}).items()},
+        null_args={k: int(v) for k, v in data.get("null_args", {}).items()},
         namespaces=dict(data.get("namespaces", {})),
         keep=keep,
         configure_functions=frozenset(data["launch"]["configure_functions"]),

@@ -88,6 +88,7 @@ class FileTranslation:
     symbols_wrapped: int = 0
     args_cast: int = 0  # arguments cast to the narrower type HIP declares (kernel -> const void*)
     default_args_added: int = 0  # calls given the trailing arguments only CUDA defaults
+    args_dropped: int = 0  # null arguments for parameters HIP's counterpart does not have
     compile_flags: list[str] = field(default_factory=list)  # hipcc flags its headers need
     # preprocessor blocks (first line, #endif line, lines of #if/#elif/#else), original lines:
     # a compile error inside one is explained by a finding on the directive that chose the branch
@@ -97,6 +98,10 @@ class FileTranslation:
     line_map: LineMap = field(default_factory=LineMap)
     include_dirs: list[str] = field(default_factory=list)  # output-relative dirs it needs (-I)
     project_includes: list[str] = field(default_factory=list)  # output-relative headers it includes
+    # (original line, output-relative header) of each project #include, and the original lines of
+    # each identifier: verify follows a name the compiler cannot find to the #if that removed it
+    include_lines: list[tuple[int, str]] = field(default_factory=list)
+    ident_lines: dict[str, list[int]] = field(default_factory=dict)
     has_cuda: bool = False  # anything CUDA-specific seen (converted, unconverted, launch, include)
     is_header: bool = False
     parse_seconds: float = 0.0
@@ -119,6 +124,7 @@ class FileTranslation:
             "symbols_wrapped": self.symbols_wrapped,
             "args_cast": self.args_cast,
             "default_args_added": self.default_args_added,
+            "args_dropped": self.args_dropped,
             "compile_flags": self.compile_flags,
             "launches_rewritten": self.launches_rewritten,
             "launches_kept": self.launches_kept,

@@ -20,10 +20,11 @@ _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")", "]", "}"}
 # first tokens of an argument that is already cast (C-style or named cast)
 _CASTS = frozenset({"(", "reinterpret_cast", "static_cast", "const_cast"})
+_NULLS = frozenset({"0", "NULL", "nullptr", "0L", "0UL"})
 
 # (including file's output-relative path, include name, angled) -> new include name, or None
 # when the name is not a project file; the rewriter asks this for every #include it sees.
-ProjectIncludes = Callable[[str, bool], str | None]
+ProjectIncludes = Callable[[str, bool, int], str | None]  # (name, angled, line) -> new name
 
 
 def _overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
@@ -54,6 +55,7 @@ class Rewrite:
     symbols_wrapped: int = 0
     args_cast: int = 0
     default_args_added: int = 0
+    args_dropped: int = 0  # null arguments for parameters HIP does not have
     compile_flags: list[str] = field(default_factory=list)  # hipcc flags its headers need
     launches_rewritten: int = 0
     launches_kept: int = 0
@@ -79,7 +81,7 @@ class Rewriter:
         *,
         launch_syntax: str = "chevron",
         project_names: frozenset[str] = frozenset(),
-        project_include: ProjectIncludes = lambda name, angled: None,
+        project_include: ProjectIncludes = lambda name, angled, line: None,
     ) -> None:
         self.lx = lexed
         self.toks = lexed.tokens
@@ -109,6 +111,7 @@ class Rewriter:
         self._symbol_calls()
         self._arg_casts()
         self._default_args()
+        self._null_args()
         if self.launch_syntax == "hip":
             self._launches()
         else:
@@ -129,7 +132,7 @@ class Rewriter:
                 continue
             name, angled, start, end = header
             line = self.layout.line_of(start)
-            new, why = self._map_include(name, angled)
+            new, why = self._map_include(name, angled, line)
             key = new if new is not None else name
             spelled = f"<{name}>" if angled else f'"{name}"'
             if new == "":
@@ -149,8 +152,8 @@ class Rewriter:
                     self.out.includes.append(IncludeChange(line, name, new, why))
         return skip
 
-    def _map_include(self, name: str, angled: bool) -> tuple[str | None, str]:
-        project = self.project_include(name, angled)
+    def _map_include(self, name: str, angled: bool, line: int) -> tuple[str | None, str]:
+        project = self.project_include(name, angled, line)
         if project is not None:
             return project, "project"
         if name in self.map.headers:
@@ -243,6 +246,18 @@ class Rewriter:
             end = args[-1][1]
             if self._edit(end, end, extra):
                 self.out.default_args_added += 1
+
+    def _null_args(self) -> None:
+        """Drop a null argument for a parameter HIP's counterpart does not have."""
+        for tok, args in self._calls(self.map.null_args):
+            index = self.map.null_args[tok.text]
+            if index + 1 >= len(args):
+                continue
+            start, end = args[index]
+            if self.lx.data[start:end].decode("utf-8", "replace").strip() not in _NULLS:
+                continue  # a real callback: kept, and reported by the scan
+            if self._edit(start, args[index + 1][0], ""):
+                self.out.args_dropped += 1
 
     def _arity_rename(self, i: int) -> str | None:
         """The other HIP name of a CUDA overload HIP splits by argument count, if this is one."""

@@ -67,11 +67,12 @@ class ProjectFiles:
 def _include_rewriter(project: ProjectFiles, rel: str, result: FileTranslation):
     """The callback the rewriter asks about each #include: new name for project files."""
 
-    def rewrite(name: str, angled: bool) -> str | None:
+    def rewrite(name: str, angled: bool, line: int) -> str | None:
         target = project.resolve(rel, name, angled)
         if target is None:
             return None
         out = project.outputs[target]
+        result.include_lines.append((line, out))
         new = name
         if out != target:
             common = len(posixpath.commonprefix([target, out]))
@@ -149,7 +150,13 @@ def translate_tree(
     args = clang_args(options.config)
     index = ci.Index.create()
     call_names = frozenset(
-        [*hipmap.symbol_calls, *hipmap.arg_casts, *hipmap.default_args, *hipmap.arity_renames]
+        [
+            *hipmap.symbol_calls,
+            *hipmap.arg_casts,
+            *hipmap.default_args,
+            *hipmap.arity_renames,
+            *hipmap.null_args,
+        ]
     )
     lexed: dict[str, LexedFile] = {}
     results: dict[str, FileTranslation] = {}
@@ -226,8 +233,12 @@ def _translate_one(
     result.symbols_wrapped = rewrite.symbols_wrapped
     result.args_cast = rewrite.args_cast
     result.default_args_added = rewrite.default_args_added
+    result.args_dropped = rewrite.args_dropped
     result.compile_flags = rewrite.compile_flags
     result.conditionals = _conditionals(layout)
+    for tok in lx.tokens:
+        if tok.kind == "identifier":
+            result.ident_lines.setdefault(tok.text, []).append(layout.line_of(tok.start))
     result.launches_rewritten = rewrite.launches_rewritten
     result.launches_kept = rewrite.launches_kept
     result.line_map = line_map

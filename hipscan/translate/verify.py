@@ -185,6 +185,44 @@ def _relative(path: str, outdir: Path) -> str:
 
 
 _NOT_FOUND = re.compile(r"'([^']+)' file not found")
+# errors about a name the compiler cannot find at all
+_MISSING_NAME = re.compile(r"(?:undeclared identifier|unknown type name|no template named) '(\w+)'")
+
+
+def _gating_rules(tr: FileTranslation, line: int, findings: dict[str, list[Finding]]) -> set[str]:
+    """Rules of the findings on the directives of the #if blocks around ``line`` of ``tr``."""
+    lines = {ln for first, last, ls in tr.conditionals if first <= line <= last for ln in ls}
+    return {f.rule for f in findings.get(tr.source, []) if f.line in lines} if lines else set()
+
+
+def _removed_by_directive(
+    name: str,
+    unit: FileTranslation,
+    by_output: dict[str, FileTranslation],
+    findings: dict[str, list[Finding]],
+) -> set[str]:
+    """A name the compiler cannot find, spelled in the project only inside #if blocks (or headers
+    included from them) whose directive carries a finding: `#if CUDART_VERSION >= 2020` around
+    the header that defines it. The directive's finding explains the error."""
+    carried: dict[str, frozenset[str]] = {unit.output: frozenset()}
+    todo = [unit]
+    while todo:
+        tr = todo.pop()
+        for line, header in tr.include_lines:
+            if header not in by_output:
+                continue
+            rules = carried[tr.output] | _gating_rules(tr, line, findings)
+            if header not in carried or not rules >= carried[header]:
+                carried[header] = frozenset(rules | carried.get(header, frozenset()))
+                todo.append(by_output[header])
+    explained: set[str] = set()
+    for out, rules in carried.items():
+        tr = by_output[out]
+        names = {name} | {cuda for cuda, hip in tr.renamed.items() if hip == name}
+        for n in names:
+            for line in tr.ident_lines.get(n, []):
+                explained |= rules | _gating_rules(tr, line, findings)
+    return explained
 
 
 def _explaining(
@@ -214,6 +252,8 @@ def _explain(
     involved: list[str],
     emitted_headers: frozenset[str] = frozenset(),
     conditionals: dict[str, list[tuple[int, int, tuple[int, ...]]]] | None = None,
+    unit: FileTranslation | None = None,
+    by_output: dict[str, FileTranslation] | None = None,
 ) -> None:
     missing = [m[1] for e in result.errors if (m := _NOT_FOUND.search(e.message))]
     if result.errors and len(missing) == len(result.errors) and set(missing) <= emitted_headers:
@@ -221,6 +261,9 @@ def _explain(
     for err in result.errors:
         blocks = (conditionals or {}).get(err.source, [])
         err.explained_by = _explaining(err, findings.get(err.source, []), blocks, findings)
+        name = _MISSING_NAME.search(err.message)
+        if not err.explained_by and name and unit is not None and by_output:
+            err.explained_by = sorted(_removed_by_directive(name[1], unit, by_output, findings))
     result.has_blocker = any(f.severity == "blocker" for src in involved for f in findings.get(src, []))
     if result.status in ("fail", "timeout"):
         if result.missing_headers:
@@ -335,6 +378,6 @@ def verify_outputs(
         }
         for key, (future, involved) in futures.items():
             result = future.result()
-            _explain(result, by_source, involved, emitted, blocks)
+            _explain(result, by_source, involved, emitted, blocks, by_output[key], by_output)
             out[key] = result
     return [out[tr.output] for tr in results if tr.output in out]
