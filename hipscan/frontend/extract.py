@@ -11,8 +11,8 @@ from pathlib import Path
 import clang.cindex as ci
 
 from hipscan.facts import (
-    AssignFact,
     AsmFact,
+    AssignFact,
     CallFact,
     DeclFact,
     DirectiveFact,

@@ -16,8 +16,8 @@ from typing import Any
 
 from hipscan.apitable import ApiEntry, parse_version
 from hipscan.facts import (
-    AssignFact,
     AsmFact,
+    AssignFact,
     BuildFact,
     CallFact,
     DeclFact,
