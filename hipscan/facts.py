@@ -188,6 +188,9 @@ class FileFacts:
     mode: str = "shim"
     files: list[str] = field(default_factory=list)  # project files whose facts this TU carries
     inputs: list[str] = field(default_factory=list)  # every project file the parse read
+    # per project file the parse read: which of its #if branches were active (a digest of the
+    # skipped ranges, "" when none). A header's facts are taken once per distinct configuration.
+    configs: dict[str, str] = field(default_factory=dict)
     functions: list[FunctionFact] = field(default_factory=list)
     calls: list[CallFact] = field(default_factory=list)
     launches: list[LaunchFact] = field(default_factory=list)

@@ -483,3 +483,18 @@ def test_null_argument_for_a_parameter_hip_lacks_is_dropped(tmp_path):
     assert "hipModuleOccupancyMaxPotentialBlockSize(g, b, fn, 4096, 0);" in text
     assert "hipModuleOccupancyMaxPotentialBlockSize(g, b, fn, smem, 0, 0);" in text  # kept, reported
     assert result.args_dropped == 1
+
+
+def test_names_defined_by_an_includer_are_not_renamed_in_the_header(tmp_path):
+    # the header tests a CUDA include guard the including file's loading layer defines itself
+    root = _tree(
+        tmp_path,
+        {
+            "loader.h": "#define __cuda_cuda_h__\nextern int (*cuInit)(unsigned);\n",
+            "helper.h": "#ifdef __cuda_cuda_h__\ninline int init() { return cuInit(0); }\n#endif\n",
+            "main.cpp": '#include "loader.h"\n#include "helper.h"\nint main() { return init(); }\n',
+        },
+    )
+    _run(root, tmp_path / "out")
+    helper = (tmp_path / "out" / "helper.h").read_text()
+    assert "#ifdef __cuda_cuda_h__" in helper and "cuInit(0)" in helper

@@ -61,9 +61,16 @@ FACT_LISTS = (
 )
 
 
-def _drop_taken_headers(facts: FileFacts, covered: set[str], root: Path) -> None:
-    """Two workers may take the same header at once; keep the facts of whichever came back first."""
-    taken = {f for f in facts.files if f != facts.path and str(root / f) in covered}
+def _carried(facts: FileFacts, root: Path, files: list[str]) -> set[tuple[str, str]]:
+    return {(str(root / f), facts.configs.get(f, "")) for f in files}
+
+
+def _drop_taken_headers(facts: FileFacts, covered: set[tuple[str, str]], root: Path) -> None:
+    """Two workers may take the same header in the same configuration at once; keep the facts of
+    whichever came back first."""
+    taken = {
+        f for f in facts.files if f != facts.path and (str(root / f), facts.configs.get(f, "")) in covered
+    }
     if not taken:
         return
     for name in FACT_LISTS:
@@ -81,7 +88,8 @@ def collect(
     """Facts for every source (then every CUDA header no source included), then build files.
 
     Each file is parsed once; a header's facts come from the first translation unit that
-    includes it, so its findings are reported once however many files include it.
+    includes it with a given set of active #if branches, so a block only some includers enable
+    is seen too, and a finding is reported once however many files include the header.
     """
     setup: ParseSetup = make_setup(config)
     root = sources.root
@@ -89,7 +97,7 @@ def collect(
     if config.compile_commands:
         flags = load_compile_commands(Path(config.compile_commands))
     project, index, device_macros = _project_context(sources)  # the project set also keys the cache
-    covered: set[str] = set()
+    covered: set[tuple[str, str]] = set()  # (header, configuration) pairs whose facts are taken
 
     def jobs_for(files: list[Path]) -> list[ParseJob]:
         return [
@@ -125,8 +133,8 @@ def collect(
             if facts is not None:
                 entries[f] = facts
         while True:
-            carried = set(covered) | {str(root / o) for e in entries.values() for o in e.files}
-            broken = [f for f, e in entries.items() if not {str(root / i) for i in e.inputs} <= carried]
+            carried = set(covered).union(*(_carried(e, root, e.files) for e in entries.values()))
+            broken = [f for f, e in entries.items() if not _carried(e, root, e.inputs) <= carried]
             if not broken:
                 break
             for f in broken:
@@ -139,7 +147,8 @@ def collect(
         yield FileFacts(path=relpath(path, root), status=why)
     for phase in (sources.sources, None):  # noqa: B007
         if phase is None:
-            phase = [h for h in sources.headers if str(h) not in covered]
+            seen = {path for path, _config in covered}
+            phase = [h for h in sources.headers if str(h) not in seen]
             total = len(sources.sources) + len(phase)
         hits, misses = cached(phase)
         workers = config.effective_jobs()
@@ -148,7 +157,7 @@ def collect(
         )
         for facts in itertools.chain(hits, fresh):
             _drop_taken_headers(facts, covered, root)
-            covered.update(str(root / f) for f in facts.files)
+            covered |= _carried(facts, root, facts.files)
             if cache is not None and not any(facts is h for h in hits):
                 cache.put(root / facts.path, root, flags.get(str(root / facts.path), ()), facts)
             done += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import time
@@ -11,7 +12,7 @@ from pathlib import Path
 import clang.cindex as ci
 
 from hipscan.facts import FileFacts
-from hipscan.frontend.clang import KEEP_GOING, ParseSetup
+from hipscan.frontend.clang import KEEP_GOING, ParseSetup, skipped_ranges
 from hipscan.frontend.extract import Extractor, relpath
 from hipscan.frontend.tokens import DEVICE_PASS_MACROS, tokenize
 
@@ -39,8 +40,16 @@ class ParseJob:
     args: tuple[str, ...] = ()  # per-file flags (compile_commands, -I, -D)
     project_files: frozenset[str] = frozenset()  # absolute paths of every project source/header
     header_index: dict[str, tuple[str, ...]] = field(default_factory=dict)  # basename -> abs paths
-    skip_headers: frozenset[str] = frozenset()  # headers whose facts are already taken
+    # (header, configuration) pairs whose facts are already taken: a header is walked again only
+    # where different #if branches are active (`#ifdef CUDA_DRIVER_API` in a shared helper)
+    skip_headers: frozenset[tuple[str, str]] = frozenset()
     device_macros: frozenset[str] = DEVICE_PASS_MACROS  # true only in nvcc's device pass
+
+
+def branch_config(tu: ci.TranslationUnit, file: ci.File) -> str:
+    """Which #if branches of ``file`` this translation unit made active, as a short digest."""
+    ranges = skipped_ranges(tu, file)
+    return hashlib.blake2b(repr(ranges).encode(), digest_size=8).hexdigest() if ranges else ""
 
 
 def read_source(path: Path, max_size: int) -> tuple[bytes | None, str]:
@@ -189,14 +198,18 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     include_map: dict[tuple[str, int], str] = {}
     wanted = {str(path): str(path)}  # name as clang spells it -> normalised absolute path
     inputs = {rel}
+    facts.configs[rel] = ""
     for inc in tu.get_includes():
         raw = inc.include.name
         included = os.path.normpath(raw)
         src = inc.source.name if inc.source is not None else ""
         if included in job.project_files:
-            inputs.add(relpath(Path(included), root))
-            include_map[(src, inc.location.line)] = relpath(Path(included), root)
-            if included not in job.skip_headers:
+            inc_rel = relpath(Path(included), root)
+            inputs.add(inc_rel)
+            include_map[(src, inc.location.line)] = inc_rel
+            if inc_rel not in facts.configs:
+                facts.configs[inc_rel] = branch_config(tu, inc.include)
+            if (included, facts.configs[inc_rel]) not in job.skip_headers:
                 wanted[raw] = included
     for raw, norm in sorted(wanted.items()):
         cfile = tu.get_file(raw)

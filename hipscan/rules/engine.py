@@ -200,10 +200,11 @@ class RuleSet:
         for key in sorted(hits, key=lambda k: (k[1], k[2], k[3], self._order[k[0]])):
             rule, confidence, placeholders, fact = hits[key]
             loc = key[1:]
-            if rule.once_per_line:
-                if (rule.id, *loc[:2]) in lines_done:
+            if rule.once_per_line or rule.once_per_file:
+                where = (rule.id, *loc[:2]) if rule.once_per_line else (rule.id, loc[0])
+                if where in lines_done:
                     continue
-                lines_done.add((rule.id, *loc[:2]))
+                lines_done.add(where)
             if rule.fallback and loc[:2] in specific_lines:
                 continue
             if rule.is_api_rule:  # one API-table status per name use: the lowest rule id wins

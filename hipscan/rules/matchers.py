@@ -319,7 +319,7 @@ def match_asm(spec: MatchSpec, f: AsmFact, index: TUIndex, _opts) -> dict | None
     }
 
 
-def match_decl(spec: MatchSpec, f: DeclFact, index: TUIndex, _opts) -> dict | None:
+def match_decl(spec: MatchSpec, f: DeclFact, index: TUIndex, ctx) -> dict | None:
     if not (
         _re(spec, "name_regex", f.name)
         and _re(spec, "type_regex", f.type)
@@ -335,6 +335,11 @@ def match_decl(spec: MatchSpec, f: DeclFact, index: TUIndex, _opts) -> dict | No
         return None
     if not set(spec.conds.get("storage_all", ())) <= set(f.storage):
         return None
+    libraries = spec.conds.get("api_library")
+    if libraries is not None:  # the declared name is one of these libraries' API names
+        entry = ctx.table.get(f.name) if ctx is not None else None
+        if entry is None or entry.library not in libraries:
+            return None
     return {
         "match": f.name,
         "name": f.name,

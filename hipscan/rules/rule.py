@@ -31,6 +31,7 @@ class Rule:
     claims_regex: re.Pattern[str] | None = None
     fallback: bool = False
     once_per_line: bool = False
+    once_per_file: bool = False
     fixed_in_rocm: tuple[int, ...] | None = None
     source: str = ""  # the rule file it came from
 

@@ -180,6 +180,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "storage_all": "strs",  # all of these
         "kind": "strs",
         "init_regex": "regex",
+        "api_library": "strs",  # the declared name is an API-table name of one of these libraries
     },
     "ident": {
         "name": "strs",  # exact names: the front end records only watched names
@@ -307,6 +308,7 @@ RULE_KEYS = {
     "claims_regex": ("regex", False),  # ... and every name this matches in full
     "fallback": ("bool", False),  # dropped where another rule fires on the same line
     "once_per_line": ("bool", False),  # report only the first match of a line
+    "once_per_file": ("bool", False),  # report only the first match of a file
     "fixed_in_rocm": ("str", False),  # stops applying when the target ROCm is at least this
 }
 

@@ -99,9 +99,11 @@ def _own_names(lx: LexedFile, layout: SourceLayout) -> set[str]:
 
 
 def _project_names(lexed: dict[str, LexedFile], project: ProjectFiles) -> dict[str, frozenset[str]]:
-    """Per file: names defined by it or the project headers it includes (transitively). The
-    project's own definitions are never renamed, and one sample's private stand-in for a CUDA
-    type does not stop the renaming in an unrelated file."""
+    """Per file: names defined by it, by the project headers it includes (transitively) and by the
+    files that include it (transitively). The project's own definitions are never renamed: a
+    header testing `#ifdef __cuda_cuda_h__` or calling `cuInit` means the project's own macro or
+    function pointer when an includer defines them (a driver-API loading layer). One sample's
+    private stand-in for a CUDA type does not stop the renaming in an unrelated file."""
     own: dict[str, set[str]] = {}
     includes: dict[str, list[str]] = {}
     for rel, lx in lexed.items():
@@ -114,18 +116,23 @@ def _project_names(lexed: dict[str, LexedFile], project: ProjectFiles) -> dict[s
                 target = project.resolve(rel, header[0], header[1])
                 if target is not None:
                     includes[rel].append(target)
-    out: dict[str, frozenset[str]] = {}
+    closure: dict[str, set[str]] = {}
+    names: dict[str, set[str]] = {}
     for rel in lexed:
-        seen, todo, names = {rel}, [rel], set()
+        seen, todo = {rel}, [rel]
         while todo:
-            cur = todo.pop()
-            names |= own.get(cur, set())
-            for inc in includes.get(cur, []):
+            for inc in includes.get(todo.pop(), []):
                 if inc not in seen:
                     seen.add(inc)
                     todo.append(inc)
-        out[rel] = frozenset(names)
-    return out
+        closure[rel] = seen
+        names[rel] = set().union(*(own.get(f, set()) for f in seen))
+    out = {rel: set(n) for rel, n in names.items()}
+    for rel, seen in closure.items():
+        for header in seen:
+            if header != rel and header in out:
+                out[header] |= names[rel]
+    return {rel: frozenset(n) for rel, n in out.items()}
 
 
 def translate_tree(
