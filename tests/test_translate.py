@@ -498,3 +498,22 @@ def test_names_defined_by_an_includer_are_not_renamed_in_the_header(tmp_path):
     _run(root, tmp_path / "out")
     helper = (tmp_path / "out" / "helper.h").read_text()
     assert "#ifdef __cuda_cuda_h__" in helper and "cuInit(0)" in helper
+
+
+def test_index_arguments_of_min_max_get_cudas_type_and_struct_tags_drop(tmp_path):
+    src = (
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(unsigned *o, unsigned rem) {\n"
+        "  o[0] = min(rem, blockDim.x);\n"
+        "  o[1] = max(threadIdx.x, rem) + min(rem, 4u);\n"
+        "}\n"
+        "struct cudaGraphicsResource;\n"
+        "void f(struct cudaGraphicsResource **res) { cudaGraphicsUnregisterResource(*res); }\n"
+    )
+    root = _tree(tmp_path, {"k.cu": src})
+    _run(root, tmp_path / "out")
+    text = (tmp_path / "out" / "k.hip").read_text()
+    assert "o[0] = min(rem, (unsigned int)(blockDim.x));" in text
+    assert "o[1] = max((unsigned int)(threadIdx.x), rem) + min(rem, 4u);" in text
+    assert "struct cudaGraphicsResource;" in text  # a forward declaration: left, marked by the scan
+    assert "void f(hipGraphicsResource **res) { hipGraphicsUnregisterResource(*res); }" in text

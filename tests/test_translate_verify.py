@@ -251,3 +251,24 @@ def test_name_removed_by_a_flagged_directive_explains_undeclared_errors(tmp_path
     _explain(r, flagged, ["k.cu", "kern.cuh"], unit=by_output["k.hip"], by_output=by_output)
     assert r.errors[0].explained_by == ["HIP844"]  # defined only in the header the #if removed
     assert r.errors[1].explained_by == [] and r.unexplained  # spelled nowhere the #if removed
+
+
+def test_errors_cascading_from_an_explained_declaration_are_explained(tmp_path):
+    from hipscan.translate.verify import CompileError, _explain_cascades
+
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "k.cu").write_text(
+        "typedef curandStateSobol64_t state_t;\n"  # 1: HIP lacks the type (explained)
+        "int n;\n"  # 2
+        "void f(state_t *s);\n"  # 3: every use of state_t fails with it
+        "void g(int *p);\n"  # 4
+    )
+    [tr] = translate_tree(root, [root / "k.cu"], [], tmp_path / "out", TranslateOptions())
+    errors = [
+        CompileError("k.cu", 1, 9, "unknown type name", "k.hip", 2, ["HIP902"]),
+        CompileError("k.cu", 3, 8, "unknown type name 'state_t'", "k.hip", 4),
+        CompileError("k.cu", 4, 8, "something else", "k.hip", 5),
+    ]
+    _explain_cascades(errors, {"k.cu": tr})
+    assert errors[1].explained_by == ["HIP902"] and errors[2].explained_by == []

@@ -26,6 +26,10 @@ class HipMap:
     default_args: dict[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)  # arity, tail
     arity_renames: dict[str, tuple[int, str]] = field(default_factory=dict)  # args -> other name
     null_args: dict[str, int] = field(default_factory=dict)  # call -> index of a parameter HIP lacks
+    rocm_provided: tuple[str, ...] = ()  # header prefixes a ROCm library installs as they are
+    index_casts: frozenset[str] = frozenset()  # calls whose built-in index arguments are cast
+    index_cast: str = "(unsigned int)"
+    struct_tags: dict[str, str] = field(default_factory=dict)  # `struct NAME` -> HIP typedef name
     header_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # header -> hipcc flags
 
     def replacement(self, name: str) -> str | None:
@@ -71,6 +75,10 @@ def load_hip_map(roc: bool = False) -> HipMap:
         header_flags={k: tuple(v) for k, v in data.get("header_flags", {}).items()},
         arity_renames={k: (int(v["args"]), v["name"]) for k, v in data.get("arity_renames", {}).items()},
         null_args={k: int(v) for k, v in data.get("null_args", {}).items()},
+        rocm_provided=tuple(data.get("rocm_provided", {}).get("prefixes", [])),
+        index_casts=frozenset(data.get("index_casts", {}).get("calls", [])),
+        index_cast=data.get("index_casts", {}).get("cast", "(unsigned int)"),
+        struct_tags=dict(data.get("struct_tags", {})),
         namespaces=dict(data.get("namespaces", {})),
         keep=keep,
         configure_functions=frozenset(data["launch"]["configure_functions"]),

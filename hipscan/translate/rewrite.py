@@ -7,6 +7,7 @@ newline, so the edited file keeps the original line numbering and markers can be
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")", "]", "}"}
 # first tokens of an argument that is already cast (C-style or named cast)
 _CASTS = frozenset({"(", "reinterpret_cast", "static_cast", "const_cast"})
+_INDEX_MEMBER = re.compile(r"(threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]")
 _NULLS = frozenset({"0", "NULL", "nullptr", "0L", "0UL"})
 
 # (including file's output-relative path, include name, angled) -> new include name, or None
@@ -112,6 +114,7 @@ class Rewriter:
         self._arg_casts()
         self._default_args()
         self._null_args()
+        self._index_casts()
         if self.launch_syntax == "hip":
             self._launches()
         else:
@@ -186,12 +189,27 @@ class Rewriter:
             ):
                 self._rename(tok, self.map.namespaces[name])
                 continue
+            if name in self.map.struct_tags and self._struct_tag(i):
+                continue
             target = self._arity_rename(i) or self.map.names.get(name)
             if target is not None:
                 self._rename(tok, target)
             elif name in self.map.unsupported:
                 line, col = self.lx.line_col(tok.start)
                 self.out.unconverted.append(Unconverted(name, line, col))
+
+    def _struct_tag(self, i: int) -> bool:
+        """`struct cudaGraphicsResource *r` -> `hipGraphicsResource *r` (HIP's is a typedef)."""
+        toks = self.toks
+        prev = toks[i - 1] if i > 0 else None
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        if prev is None or prev.text != "struct" or nxt is None or nxt.text in (";", "{"):
+            return False
+        name = toks[i].text
+        if self._edit(prev.start, toks[i].end, self.map.struct_tags[name]):
+            self.out.converted[name] += 1
+            self.out.renamed[name] = self.map.struct_tags[name]
+        return True
 
     def _user_qualified(self, colons: int) -> bool:
         """``X::name`` where X is a user namespace or class (not ``::name`` or ``cub::name``)."""
@@ -246,6 +264,15 @@ class Rewriter:
             end = args[-1][1]
             if self._edit(end, end, extra):
                 self.out.default_args_added += 1
+
+    def _index_casts(self) -> None:
+        """Cast built-in index arguments of min/max to CUDA's `unsigned int`."""
+        for _tok, args in self._calls(self.map.index_casts):
+            for start, end in args:
+                text = self.lx.data[start:end].decode("utf-8", "replace").strip()
+                if _INDEX_MEMBER.fullmatch(text):
+                    if self._edit(start, start, f"{self.map.index_cast}(") and self._edit(end, end, ")"):
+                        self.out.args_cast += 1
 
     def _null_args(self) -> None:
         """Drop a null argument for a parameter HIP's counterpart does not have."""

@@ -163,6 +163,7 @@ def translate_tree(
             *hipmap.default_args,
             *hipmap.arity_renames,
             *hipmap.null_args,
+            *hipmap.index_casts,
         ]
     )
     lexed: dict[str, LexedFile] = {}

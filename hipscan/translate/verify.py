@@ -246,6 +246,21 @@ def _explaining(
     return sorted(near)
 
 
+def _explain_cascades(errors: list[CompileError], by_source: dict[str, FileTranslation]) -> None:
+    """An error on a line using a name first spelled on the line of an earlier, explained error
+    (`typedef ... hiprandStateSobol64_t ... Sobol_sz;` failed, then every use of `Sobol_sz`
+    fails) follows from that error: it gets the same explanation."""
+    for k, err in enumerate(errors):
+        tr = by_source.get(err.source)
+        if err.explained_by or not err.line or tr is None:
+            continue
+        for prev in errors[:k]:
+            if prev.explained_by and prev.source == err.source and 0 < prev.line < err.line:
+                if any(ls[0] == prev.line and err.line in ls for ls in tr.ident_lines.values()):
+                    err.explained_by = list(prev.explained_by)
+                    break
+
+
 def _explain(
     result: CompileResult,
     findings: dict[str, list[Finding]],
@@ -256,7 +271,12 @@ def _explain(
     by_output: dict[str, FileTranslation] | None = None,
 ) -> None:
     missing = [m[1] for e in result.errors if (m := _NOT_FOUND.search(e.message))]
-    if result.errors and len(missing) == len(result.errors) and set(missing) <= emitted_headers:
+    provided = tuple(p for p in emitted_headers if p.endswith("/"))  # prefixes: thrust/...
+    if (
+        result.errors
+        and len(missing) == len(result.errors)
+        and all(m in emitted_headers or m.startswith(provided) for m in missing)
+    ):
         result.missing_headers = sorted(set(missing))
     for err in result.errors:
         blocks = (conditionals or {}).get(err.source, [])
@@ -264,6 +284,8 @@ def _explain(
         name = _MISSING_NAME.search(err.message)
         if not err.explained_by and name and unit is not None and by_output:
             err.explained_by = sorted(_removed_by_directive(name[1], unit, by_output, findings))
+    if by_output:
+        _explain_cascades(result.errors, {tr.source: tr for tr in by_output.values()})
     result.has_blocker = any(f.severity == "blocker" for src in involved for f in findings.get(src, []))
     if result.status in ("fail", "timeout"):
         if result.missing_headers:
@@ -353,7 +375,10 @@ def verify_outputs(
             todo.append((tr, dirs, flags, [m.source for m in closure]))
     blocks = {tr.source: tr.conditionals for tr in results}
     emitted = frozenset(
-        h for hm in (load_hip_map(False), load_hip_map(True)) for h in hm.headers.values() if h
+        h
+        for hm in (load_hip_map(False), load_hip_map(True))
+        for h in (*hm.headers.values(), *hm.rocm_provided)
+        if h
     )
     workers = jobs if jobs > 0 else (os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers) as pool:
