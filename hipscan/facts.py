@@ -51,6 +51,9 @@ class CallFact:
     args: tuple[str, ...] = ()  # source text of each argument
     result_type: str = ""  # declared type of the variable the result initialises/assigns, if any
     member_of: str = ""  # for method calls (obj.f()), the object's type spelling
+    # for method calls: each argument's canonical type (typedefs resolved; a template parameter
+    # reads "type-parameter-0-0"), e.g. what a cooperative-groups shuffle is asked to move
+    arg_types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 from hipscan import __version__
 from hipscan.facts import FileFacts
 
-FORMAT = 3
+FORMAT = 4
 
 
 class FactsCache:

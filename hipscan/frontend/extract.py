@@ -446,7 +446,9 @@ class Extractor:
             and ref.semantic_parent.kind != K.TRANSLATION_UNIT
             else callee
         )
-        args = tuple(self.text(a) for a in c.get_arguments())
+        arguments = list(c.get_arguments())
+        args = tuple(self.text(a) for a in arguments)
+        arg_types = tuple(a.type.get_canonical().spelling for a in arguments) if member_of else ()
         self.facts.calls.append(
             CallFact(
                 callee=callee,
@@ -457,6 +459,7 @@ class Extractor:
                 args=args,
                 result_type=self.result_type(parents),
                 member_of=member_of,
+                arg_types=arg_types,
             )
         )
 

@@ -168,10 +168,17 @@ def int_value(text: str) -> int | None:
         return None
 
 
-def _arg_ok(cond: ArgCond, args: tuple[str, ...], index: TUIndex) -> bool:
+def _arg_ok(cond: ArgCond, args: tuple[str, ...], index: TUIndex, types: tuple[str, ...] = ()) -> bool:
     if cond.index >= len(args):
         return False
     text = args[cond.index].strip()
+    if cond.type_regex is not None or cond.not_type_regex is not None:
+        if cond.index >= len(types) or not types[cond.index]:
+            return False  # type not recorded: stay quiet rather than guess
+        if cond.type_regex is not None and not cond.type_regex.search(types[cond.index]):
+            return False
+        if cond.not_type_regex is not None and cond.not_type_regex.search(types[cond.index]):
+            return False
     if cond.regex is not None and not cond.regex.search(text):
         return False
     if cond.not_regex is not None and cond.not_regex.search(text):
@@ -208,8 +215,10 @@ def _arg_ok(cond: ArgCond, args: tuple[str, ...], index: TUIndex) -> bool:
     return True
 
 
-def _args_ok(conds: tuple[ArgCond, ...] | None, args: tuple[str, ...], index: TUIndex) -> bool:
-    return all(_arg_ok(c, args, index) for c in conds or ())
+def _args_ok(
+    conds: tuple[ArgCond, ...] | None, args: tuple[str, ...], index: TUIndex, types: tuple[str, ...] = ()
+) -> bool:
+    return all(_arg_ok(c, args, index, types) for c in conds or ())
 
 
 def _re(spec: MatchSpec, key: str, text: str) -> bool:
@@ -252,7 +261,7 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
         return None
     if len(args) > spec.conds.get("arg_count_max", 1 << 30):
         return None
-    if not _args_ok(spec.conds.get("arg"), args, index):
+    if not _args_ok(spec.conds.get("arg"), args, index, f.arg_types):
         return None
     p = {
         "match": f.callee,
@@ -264,6 +273,7 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
     }
     for i in range(10):
         p[f"arg{i}"] = args[i] if i < len(args) else ""
+        p[f"arg{i}_type"] = f.arg_types[i] if i < len(f.arg_types) else ""
     return p
 
 

@@ -137,6 +137,8 @@ ARG_KEYS = {
     "decl_init_regex": "regex",  # ... whose initializer text matches
     "decl_storage": "strs",  # ... which has one of these storage classes
     "not_decl_storage": "strs",  # ... which is declared here and has none of these
+    "type_regex": "regex",  # the argument's own type (recorded for method calls), canonical
+    "not_type_regex": "regex",
 }
 
 # Keys every match block accepts.
@@ -284,7 +286,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     ),
 }
 _ALWAYS = frozenset({"match", "context", "function", "path", "line", "column"})
-_ARGN = re.compile(r"^arg\d$")
+_ARGN = re.compile(r"^arg\d(_type)?$")  # {arg0}, and {arg0_type} where types are recorded
 
 RULE_KEYS = {
     "id": ("str", True),
@@ -325,6 +327,8 @@ class ArgCond:
     decl_init_regex: re.Pattern[str] | None = None
     decl_storage: tuple[str, ...] = ()
     not_decl_storage: tuple[str, ...] = ()
+    type_regex: re.Pattern[str] | None = None
+    not_type_regex: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
