@@ -517,3 +517,17 @@ def test_index_arguments_of_min_max_get_cudas_type_and_struct_tags_drop(tmp_path
     assert "o[1] = max((unsigned int)(threadIdx.x), rem) + min(rem, 4u);" in text
     assert "struct cudaGraphicsResource;" in text  # a forward declaration: left, marked by the scan
     assert "void f(hipGraphicsResource **res) { hipGraphicsUnregisterResource(*res); }" in text
+
+
+def test_quoted_include_the_compiler_takes_from_the_system_is_not_a_project_file(tmp_path):
+    # llm.c ships dev/unistd.h (a Windows stand-in); the root files' "unistd.h" is the system one
+    root = _tree(
+        tmp_path,
+        {
+            "dev/unistd.h": "#include <direct.h>\n",
+            "train.cu": '#include "unistd.h"\n__global__ void k() {}\n',
+        },
+    )
+    results = {r.source: r for r in _run(root, tmp_path / "out")}
+    assert results["train.cu"].project_includes == []
+    assert '#include "unistd.h"' in (tmp_path / "out" / "train.hip").read_text()

@@ -11,6 +11,7 @@ the token reading is used instead.
 from __future__ import annotations
 
 import bisect
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +93,9 @@ class LexedFile:
     call_args: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)  # by name offset
     declared: set[str] = field(default_factory=set)  # names this file defines or re-declares
     declaration_names: set[int] = field(default_factory=set)  # offsets of declared names
+    # line of each #include in this file -> the file the parse resolved it to (absolute): a quoted
+    # "unistd.h" the compiler takes from the system is not the project's dev/unistd.h
+    include_targets: dict[int, str] = field(default_factory=dict)
     parse_seconds: float = 0.0
 
     def line_col(self, offset: int) -> tuple[int, int]:
@@ -167,6 +171,9 @@ def lex_file(
         tokens.append(Tok(_KINDS[t.kind], text, start, end))
     lexed = LexedFile(path=path, data=data, tokens=tokens, line_starts=line_starts(data))
     _collect_ast(tu, lexed, configure_functions, call_names)
+    for inc in tu.get_includes():
+        if inc.depth == 1 and inc.include is not None:
+            lexed.include_targets[inc.location.line] = os.path.realpath(inc.include.name)
     lexed.parse_seconds = time.perf_counter() - t0
     return lexed
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -34,6 +35,19 @@ class ProjectFiles:
     """Where each translated file lands, and how an #include name finds a project file."""
 
     outputs: dict[str, str]  # source rel -> output rel
+    root: Path | None = None
+
+    def include(self, including: str, lx: LexedFile, line: int, name: str, angled: bool) -> str | None:
+        """The project file an #include at ``line`` names: the file the parse found, when it
+        found one (a system header is no project file), else the best guess by name."""
+        found = lx.include_targets.get(line)
+        if found is None or self.root is None:
+            return self.resolve(including, name, angled)
+        try:
+            rel = Path(found).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+        return rel if rel in self.outputs else None
 
     def resolve(self, including: str, name: str, angled: bool) -> str | None:
         """The project file (source rel) an include names.
@@ -64,11 +78,11 @@ class ProjectFiles:
         return best[1] if best is not None else matches[0]
 
 
-def _include_rewriter(project: ProjectFiles, rel: str, result: FileTranslation):
+def _include_rewriter(project: ProjectFiles, rel: str, result: FileTranslation, lx: LexedFile):
     """The callback the rewriter asks about each #include: new name for project files."""
 
     def rewrite(name: str, angled: bool, line: int) -> str | None:
-        target = project.resolve(rel, name, angled)
+        target = project.include(rel, lx, line, name, angled)
         if target is None:
             return None
         out = project.outputs[target]
@@ -113,7 +127,8 @@ def _project_names(lexed: dict[str, LexedFile], project: ProjectFiles) -> dict[s
         for d in layout.directives:
             header = header_name(lx, d) if d.keyword in ("include", "include_next") else None
             if header is not None:
-                target = project.resolve(rel, header[0], header[1])
+                line = layout.line_of(lx.tokens[d.first].start)
+                target = project.include(rel, lx, line, header[0], header[1])
                 if target is not None:
                     includes[rel].append(target)
     closure: dict[str, set[str]] = {}
@@ -153,7 +168,7 @@ def translate_tree(
         path = (f if f.is_absolute() else root / f).resolve()
         rels.append(path.relative_to(root).as_posix())
     rels = sorted(dict.fromkeys(rels))
-    project = ProjectFiles({r: output_name(r, options) for r in rels})
+    project = ProjectFiles({r: output_name(r, options) for r in rels}, Path(os.path.realpath(root)))
     args = clang_args(options.config)
     index = ci.Index.create()
     call_names = frozenset(
@@ -222,7 +237,7 @@ def _translate_one(
         hipmap,
         launch_syntax=options.launch_syntax,
         project_names=names,
-        project_include=_include_rewriter(project, result.source, result),
+        project_include=_include_rewriter(project, result.source, result, lx),
     ).run()
     edited = rewrite.apply(lx.data)
     planned = plan_markers(layout, findings, rewrite.unconverted, hipmap)
