@@ -272,3 +272,15 @@ def test_errors_cascading_from_an_explained_declaration_are_explained(tmp_path):
     ]
     _explain_cascades(errors, {"k.cu": tr})
     assert errors[1].explained_by == ["HIP902"] and errors[2].explained_by == []
+
+
+@needs_hipcc
+def test_c_sources_are_compiled_as_c(tmp_path):
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "loader.c").write_text("#include <cuda.h>\nint ready(void) { return CUDA_SUCCESS; }\n")
+    out = tmp_path / "out"
+    results = translate_tree(root, [root / "loader.c"], [], out, TranslateOptions())
+    [res] = verify_outputs(results, out, [], jobs=1)
+    assert res.status == "pass", res.errors
+    assert "-std=c++17" not in res.command

@@ -311,7 +311,8 @@ def _compile(
         obj = Path(tmp) / (Path(tr.output).name + ".o")
         cmd = [
             hipcc,
-            "-std=c++17",
+            # C sources stay C, as in the build, which defines the platform macro for HIP's C API
+            *(("-D__HIP_PLATFORM_AMD__",) if tr.output.endswith(".c") else ("-std=c++17",)),
             f"--offload-arch={offload_arch}",
             "-c",
             str(src),
@@ -330,7 +331,11 @@ def _compile(
     status = "pass" if proc.returncode == 0 else "fail"
     result = CompileResult(tr.source, tr.output, status, seconds, proc.returncode, cmd)
     if status == "fail":
-        result.errors = _parse_errors(proc.stderr + proc.stdout, outdir, by_output, max_errors)
+        output = proc.stderr + proc.stdout
+        result.errors = _parse_errors(output, outdir, by_output, max_errors)
+        if not result.errors:  # a driver error with no source location: unexplained, and shown
+            first = next((ln for ln in output.splitlines() if ln.strip()), f"exit status {proc.returncode}")
+            result.errors = [CompileError("", 0, 0, first.strip(), "", 0)]
     return result
 
 
