@@ -119,6 +119,30 @@ def binary_operator(cursor: ci.Cursor) -> str:
     return BINARY_OPERATORS.get(_lib.clang_getCursorBinaryOperatorKind(cursor), "")
 
 
+def file_name(file_ptr: int) -> str:
+    """The name of a CXFile given as a pointer value."""
+    return _lib.clang_getFileName(ctypes.c_void_p(file_ptr))
+
+
+def file_location_ptr(location: ci.SourceLocation) -> tuple[int, int, int, int]:
+    """Like :func:`file_location`, with the file as a pointer value (0 for none): callers that
+    place many locations map pointers to names once instead of converting a string each time."""
+    f = ctypes.c_void_p()
+    line, col, off = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
+    _lib.clang_getFileLocation(
+        location, ctypes.byref(f), ctypes.byref(line), ctypes.byref(col), ctypes.byref(off)
+    )
+    return f.value or 0, line.value, col.value, off.value
+
+
+def expansion_offset(location: ci.SourceLocation) -> tuple[int, int]:
+    """(file pointer value, byte offset) of a location's expansion point, in one call."""
+    f = ci.c_object_p()
+    off = ctypes.c_uint()
+    _lib.clang_getInstantiationLocation(location, ctypes.byref(f), None, None, ctypes.byref(off))
+    return (ctypes.cast(f, ctypes.c_void_p).value or 0), off.value
+
+
 def file_location(location: ci.SourceLocation) -> tuple[str, int, int, int]:
     """(file, line, column, offset) where the text was written: inside a macro argument, the
     argument's own position; inside a macro body, the expansion point."""

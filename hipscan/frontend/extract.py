@@ -25,7 +25,13 @@ from hipscan.facts import (
     Loc,
     MemberRefFact,
 )
-from hipscan.frontend.clang import binary_operator, file_location
+from hipscan.frontend.clang import (
+    binary_operator,
+    expansion_offset,
+    file_location,
+    file_location_ptr,
+    file_name,
+)
 from hipscan.frontend.tokens import IDENT, KEYWORD, LITERAL, PUNCT, FileTokens
 
 K = ci.CursorKind
@@ -234,10 +240,18 @@ class Extractor:
         self.include_map = include_map  # (abs includer, line) -> relative included path or ""
         self.project = project
         self.spans: dict[str, list[tuple[int, int, str, str]]] = {}  # rel -> (start, end, space, name)
+        self._names: dict[int, str] = {0: ""}  # CXFile pointer -> name, converted once
 
     # -- helpers ---------------------------------------------------------------------------
+    def _name(self, file_ptr: int) -> str:
+        name = self._names.get(file_ptr)
+        if name is None:
+            name = self._names[file_ptr] = file_name(file_ptr)
+        return name
+
     def loc(self, cursor: ci.Cursor) -> tuple[Loc, str, int] | None:
-        name, line, col, off = file_location(cursor.location)
+        ptr, line, col, off = file_location_ptr(cursor.location)
+        name = self._name(ptr)
         entry = self.files.get(name)
         if entry is None:
             return None
@@ -245,15 +259,12 @@ class Extractor:
 
     def text(self, cursor: ci.Cursor, limit: int = 400) -> str:
         ext = cursor.extent
-        start, end = ext.start, ext.end
-        f = start.file
-        if f is None:
+        f1, so = expansion_offset(ext.start)
+        f2, eo = expansion_offset(ext.end)
+        if not f1 or f1 != f2 or eo <= so or eo - so > limit:
             return ""
-        entry = self.files.get(f.name)
-        if entry is None or end.file is None or end.file.name != f.name:
-            return ""
-        so, eo = start.offset, end.offset
-        if eo <= so or eo - so > limit:
+        entry = self.files.get(self._name(f1))
+        if entry is None:
             return ""
         return entry[1].text(so, eo)
 
