@@ -1,2 +1,3 @@
-/* hipscan shim: declarations come from hipscan_cuda.h. */
+/* hipscan shim: declarations come from hipscan_cuda.h and cuda.h. */
 #pragma once
+#include "cuda.h"
