@@ -28,7 +28,6 @@ from hipscan.facts import (
 from hipscan.frontend.clang import (
     binary_operator,
     expansion_offset,
-    file_location,
     file_location_ptr,
     file_name,
 )
