@@ -249,12 +249,28 @@ def _pch_usable(pch: Path, args: list[str]) -> bool:
         return False
 
 
+PCH_KEEP = 4  # precompiled headers kept per machine: other modes/flags each have their own
+
+
+def _prune_pchs(cache: Path, keep: Path) -> None:
+    """Delete all but the most recently used PCHs (each is ~12 MB; every shim or flag change
+    makes a new one)."""
+    pchs = sorted(cache.glob("shim-*.pch"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in [p for p in pchs if p != keep][PCH_KEEP - 1 :]:
+        for f in (old, old.with_suffix(".h")):
+            f.unlink(missing_ok=True)
+    for header in cache.glob("shim-*.h"):  # inputs of builds that failed or were pruned
+        if not header.with_suffix(".pch").exists() and header != keep.with_suffix(".h"):
+            header.unlink(missing_ok=True)
+
+
 def build_pch(config: ScanConfig, args: list[str], prefix_include: str) -> Path | None:
     """Precompile the shim plus common system headers; reuse it across scans (content hash)."""
     cache = config.cache_path() / "pch"
     target = cache / f"shim-{_shim_digest(args + [prefix_include])}.pch"
     if target.is_file():
         if _pch_usable(target, args):
+            os.utime(target)  # most recently used: kept when older ones are pruned
             return target
         target.unlink(missing_ok=True)  # stale (e.g. a shim file rewritten): build it again
     try:
@@ -270,6 +286,7 @@ def build_pch(config: ScanConfig, args: list[str], prefix_include: str) -> Path 
         tmp = cache / f"{target.name}.{os.getpid()}.tmp"
         tu.save(str(tmp))
         os.replace(tmp, target)
+        _prune_pchs(cache, keep=target)
         return target if _pch_usable(target, args) else None
     except (OSError, ci.TranslationUnitLoadError, ci.TranslationUnitSaveError):
         return None
