@@ -54,6 +54,7 @@ class CallFact:
     # for method calls: each argument's canonical type (typedefs resolved; a template parameter
     # reads "type-parameter-0-0"), e.g. what a cooperative-groups shuffle is asked to move
     arg_types: tuple[str, ...] = ()
+    const_args: tuple[int, ...] = ()  # indices of integer-constant arguments (watched callees)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +137,11 @@ class LiteralFact:
     op: str = ""  # the binary/compound operator ("&", ">>", "%", "/", "<", "&=", ...) or callee for arg
     other: str = ""  # source text of the other operand / the callee / the declared name
     other_type: str = ""  # type of the other operand, when known
+    # spelled in the body of this project macro: `loc` is then the #define (where the value is
+    # written, and fixed, once), `written` the literal's text there (`spelling` stays the macro
+    # name the use site shows)
+    macro: str = ""
+    written: str = ""
 
 
 @dataclass(frozen=True, slots=True)

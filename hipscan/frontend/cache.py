@@ -8,6 +8,7 @@ while all of them are unchanged. Adding or removing a source file therefore star
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import pickle
@@ -15,9 +16,24 @@ import tempfile
 from pathlib import Path
 
 from hipscan import __version__
+from hipscan import facts as facts_module
 from hipscan.facts import FileFacts
 
 FORMAT = 4
+
+
+def _facts_shape() -> str:
+    """The fields of every fact class: a new field makes older entries unusable (they would
+    unpickle without it), so it is part of the key."""
+    parts = [
+        f"{name}:{','.join(f.name for f in dataclasses.fields(cls))}"
+        for name, cls in sorted(vars(facts_module).items())
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls)
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+SHAPE = _facts_shape()
 
 
 class FactsCache:
@@ -39,7 +55,7 @@ class FactsCache:
         digest = self.file_hash(path)
         if digest is None:
             return None
-        key = "\0".join([__version__, str(FORMAT), self.setup_digest, str(path), digest, *args])
+        key = "\0".join([__version__, str(FORMAT), SHAPE, self.setup_digest, str(path), digest, *args])
         return self.folder / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".pickle")
 
     def get(self, path: Path, root: Path, args: tuple[str, ...]) -> FileFacts | None:

@@ -62,6 +62,7 @@ PREPROCESSING_KINDS = frozenset({500, 501, 502, 503})  # directive, macro defini
 _lib.clang_Location_isInSystemHeader.argtypes = [ci.SourceLocation]
 _lib.clang_Location_isInSystemHeader.restype = ctypes.c_int
 _UNEXPOSED_EXPR = K.UNEXPOSED_EXPR.value
+_MACRO_DEFINITION = K.MACRO_DEFINITION.value
 _CALL_EXPR = K.CALL_EXPR.value
 _ENUM_CONSTANT_DECL = K.ENUM_CONSTANT_DECL.value
 _ASM_STMT = K.ASM_STMT.value
@@ -231,6 +232,7 @@ class Extractor:
         watched: frozenset[str],
         include_map: dict[tuple[str, int], str],
         project: frozenset[str] = frozenset(),
+        root: str = "",
     ) -> None:
         self.tu = tu
         self.facts = facts
@@ -240,6 +242,8 @@ class Extractor:
         self.project = project
         self.spans: dict[str, list[tuple[int, int, str, str]]] = {}  # rel -> (start, end, space, name)
         self._names: dict[int, str] = {0: ""}  # CXFile pointer -> name, converted once
+        self._macros: dict[str, ci.Cursor] | None = None  # project macro definitions, on demand
+        self.root = root
 
     # -- helpers ---------------------------------------------------------------------------
     def _name(self, file_ptr: int) -> str:
@@ -255,6 +259,16 @@ class Extractor:
         if entry is None:
             return None
         return Loc(entry[0], line, col), name, off
+
+    def arg_text(self, call: ci.Cursor, arg: ci.Cursor) -> str:
+        """An argument's text, or "" when it is written inside a macro's body: its expansion is
+        then the whole macro use (`SHFL(v, 0)` for the mask of `__shfl_sync` in its body)."""
+        ext, whole = arg.extent, call.extent
+        if expansion_offset(ext.start) == expansion_offset(whole.start) and expansion_offset(
+            ext.end
+        ) == expansion_offset(whole.end):
+            return ""
+        return self.text(arg)
 
     def text(self, cursor: ci.Cursor, limit: int = 400) -> str:
         ext = cursor.extent
@@ -457,8 +471,13 @@ class Extractor:
             else callee
         )
         arguments = list(c.get_arguments())
-        args = tuple(self.text(a) for a in arguments)
+        args = tuple(self.arg_text(c, a) for a in arguments)
         arg_types = tuple(a.type.get_canonical().spelling for a in arguments) if member_of else ()
+        const_args = (
+            tuple(i for i, a in enumerate(arguments) if evaluate_int(a) is not None)
+            if callee in self.watched
+            else ()
+        )
         self.facts.calls.append(
             CallFact(
                 callee=callee,
@@ -470,6 +489,7 @@ class Extractor:
                 result_type=self.result_type(parents),
                 member_of=member_of,
                 arg_types=arg_types,
+                const_args=const_args,
             )
         )
 
@@ -609,6 +629,12 @@ class Extractor:
         data = self.files[absname][1].data
         m = NUMBER.match(data, off)
         spelling = m.group(0).decode("ascii", "replace") if m else str(value)
+        macro, written = "", spelling
+        if not spelling[:1].isdigit():  # the use site shows a macro name: the value is in its body
+            at = self.macro_literal(spelling, value)
+            if at is not None:
+                loc, written = at
+                macro = spelling
         role, op, other, other_type = "other", "", "", ""
         child = c
         for p in reversed(parents):
@@ -667,8 +693,48 @@ class Extractor:
                 op=op,
                 other=other,
                 other_type=other_type,
+                macro=macro,
+                written=written,
             )
         )
+
+    def macro_literal(self, name: str, value: int) -> tuple[Loc, str] | None:
+        """Where the project macro ``name`` writes the literal ``value``: (location, text)."""
+        if self._macros is None:
+            in_system = _lib.clang_Location_isInSystemHeader
+            self._macros = {
+                c.spelling: c
+                for c in children(self.tu.cursor)
+                if c._kind_id == _MACRO_DEFINITION and not in_system(c.location)
+            }
+        definition = self._macros.get(name)
+        if definition is None:
+            return None
+        ptr, line, _col, off = file_location_ptr(definition.location)
+        fname = os.path.normpath(self._name(ptr))
+        entry = self.files.get(self._name(ptr))
+        if entry is not None:
+            rel, data = entry[0], entry[1].data
+        elif fname in self.project and self.root:
+            rel = os.path.relpath(fname, self.root).replace(os.sep, "/")
+            try:
+                with open(fname, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                return None
+        else:
+            return None
+        end = data.find(b"\n", off)
+        while end > 0 and data[end - 1 : end] == b"\\":  # a continued #define
+            end = data.find(b"\n", end + 1)
+        body = data[off : end if end >= 0 else len(data)]
+        for m in NUMBER.finditer(body):
+            text = m.group(0).decode("ascii", "replace")
+            if text[:1].isdigit() and _int_literal(text) == value:
+                line_start = data.rfind(b"\n", 0, off + m.start()) + 1
+                line_no = line + body[: m.start()].count(b"\n")
+                return Loc(rel, line_no, off + m.start() - line_start + 1), text
+        return None
 
     def assignment(self, c: ci.Cursor, space: str, fname: str) -> None:
         """Assignments to an lvalue of a watched type, with the right side's unconverted type."""
@@ -990,6 +1056,15 @@ def _type_spelling(t: ci.Type, spelled: str) -> str:
 def _strip_type(spelling: str) -> str:
     s = spelling.replace("const ", "").replace("volatile ", "").replace("&", "").replace("*", "").strip()
     return s.removeprefix("struct ").removeprefix("class ").strip()
+
+
+def _int_literal(text: str) -> int | None:
+    """The value of a C integer literal (`0xffffffffu`, `31`, `0b11`, `1'000`)."""
+    t = text.replace("'", "").rstrip("uUlL")
+    try:
+        return int(t, 0) if not (len(t) > 1 and t[0] == "0" and t[1].isdigit()) else int(t, 8)
+    except ValueError:
+        return None
 
 
 def relpath(path: Path, root: Path) -> str:

@@ -225,6 +225,6 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
         files[raw] = (relpath(Path(norm), root), tokenize(tu, cfile, fdata, job.device_macros))
     facts.files = sorted(v[0] for v in files.values())
     facts.inputs = sorted(inputs)
-    Extractor(tu, facts, files, watched, include_map, job.project_files).run()
+    Extractor(tu, facts, files, watched, include_map, job.project_files, str(root)).run()
     facts.parse_seconds = time.perf_counter() - start
     return facts

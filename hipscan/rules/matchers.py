@@ -168,10 +168,21 @@ def int_value(text: str) -> int | None:
         return None
 
 
-def _arg_ok(cond: ArgCond, args: tuple[str, ...], index: TUIndex, types: tuple[str, ...] = ()) -> bool:
+def _arg_ok(
+    cond: ArgCond,
+    args: tuple[str, ...],
+    index: TUIndex,
+    types: tuple[str, ...] = (),
+    constants: tuple[int, ...] | None = None,
+) -> bool:
     if cond.index >= len(args):
         return False
     text = args[cond.index].strip()
+    if cond.constant is not None:
+        if constants is None:
+            return False  # not recorded for this fact: stay quiet
+        if (cond.index in constants) != cond.constant:
+            return False
     if cond.type_regex is not None or cond.not_type_regex is not None:
         if cond.index >= len(types) or not types[cond.index]:
             return False  # type not recorded: stay quiet rather than guess
@@ -216,9 +227,13 @@ def _arg_ok(cond: ArgCond, args: tuple[str, ...], index: TUIndex, types: tuple[s
 
 
 def _args_ok(
-    conds: tuple[ArgCond, ...] | None, args: tuple[str, ...], index: TUIndex, types: tuple[str, ...] = ()
+    conds: tuple[ArgCond, ...] | None,
+    args: tuple[str, ...],
+    index: TUIndex,
+    types: tuple[str, ...] = (),
+    constants: tuple[int, ...] | None = None,
 ) -> bool:
-    return all(_arg_ok(c, args, index, types) for c in conds or ())
+    return all(_arg_ok(c, args, index, types, constants) for c in conds or ())
 
 
 def _re(spec: MatchSpec, key: str, text: str) -> bool:
@@ -261,7 +276,7 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
         return None
     if len(args) > spec.conds.get("arg_count_max", 1 << 30):
         return None
-    if not _args_ok(spec.conds.get("arg"), args, index, f.arg_types):
+    if not _args_ok(spec.conds.get("arg"), args, index, f.arg_types, f.const_args):
         return None
     p = {
         "match": f.callee,
@@ -387,6 +402,8 @@ def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dic
         "match": f.spelling,
         "value": str(f.value),
         "spelling": f.spelling,
+        "written": f.written or f.spelling,
+        "macro": f.macro,
         "role": f.role,
         "op": f.op,
         "other": f.other,

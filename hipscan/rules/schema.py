@@ -137,6 +137,7 @@ ARG_KEYS = {
     "decl_init_regex": "regex",  # ... whose initializer text matches
     "decl_storage": "strs",  # ... which has one of these storage classes
     "not_decl_storage": "strs",  # ... which is declared here and has none of these
+    "constant": "bool",  # the argument is (or is not) an integer constant (watched callees)
     "type_regex": "regex",  # the argument's own type (recorded for method calls), canonical
     "not_type_regex": "regex",
 }
@@ -247,7 +248,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     "asm": frozenset({"text", "instruction", "instructions", "register", "registers"}),
     "decl": frozenset({"name", "type", "kind", "storage", "init", "array_dims"}),
     "ident": frozenset({"name"}),
-    "literal": frozenset({"value", "spelling", "role", "op", "other", "other_type"}),
+    "literal": frozenset({"value", "spelling", "written", "macro", "role", "op", "other", "other_type"}),
     "member": frozenset({"member", "record", "expr"}),
     "assign": frozenset({"op", "lhs_type", "rhs_type", "rhs"}),
     "include": frozenset({"name", "resolved"}),
@@ -329,6 +330,7 @@ class ArgCond:
     not_decl_storage: tuple[str, ...] = ()
     type_regex: re.Pattern[str] | None = None
     not_type_regex: re.Pattern[str] | None = None
+    constant: bool | None = None
 
 
 @dataclass(frozen=True)
