@@ -30,6 +30,7 @@ from hipscan.facts import (
     LiteralFact,
     MemberRefFact,
 )
+from hipscan.rules.ppexpr import same_branch
 from hipscan.rules.schema import ArgCond, MatchSpec
 
 FACT_LISTS = {
@@ -463,7 +464,18 @@ def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, _opts) ->
     hit = [n for n in dict.fromkeys(f.names) if names is None or n in names]
     if names is not None and not hit:
         return None
+    reference = spec.conds.get("diverges_without")
+    if reference is not None and _same_branch(f.text, reference):
+        return None  # the HIP build takes the branch the reference NVIDIA build takes
     return {"match": f.text, "kind": f.kind, "text": f.text, "names": ", ".join(hit)}
+
+
+def _same_branch(condition: str, reference: tuple[str, ...]) -> bool:
+    values = {}
+    for item in reference:
+        name, _, value = item.partition("=")
+        values[name.strip()] = int(value or "1", 0)
+    return same_branch(condition, values, tuple(values)) is True
 
 
 def match_build(spec: MatchSpec, f: BuildFact, index: TUIndex, _opts) -> dict | None:

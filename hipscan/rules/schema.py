@@ -218,6 +218,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "text_regex": "regex",
         "not_text_regex": "regex",
         "names": "strs",
+        # ["__CUDA_ARCH__=800"]: only conditions whose truth differs between a build with these
+        # macros and one without them (or that cannot be evaluated)
+        "diverges_without": "strs",
     },
     "build": {"kind": "strs", "value_regex": "regex", "tool": "strs"},
     "function": {
