@@ -161,7 +161,23 @@ def test_missing_hip_library_headers_are_not_a_missing_rule():
     r = CompileResult("k.cu", "k.hip", "fail")
     r.errors = [CompileError("k.cu", 3, 10, "'nvtx3/nvToolsExt.h' file not found", "k.hip", 4)]
     _explain(r, {}, ["k.cu"], frozenset({"hipblas/hipblas.h"}))
-    assert r.missing_headers == [] and r.unexplained
+    assert r.missing_headers == [] and r.unexplained  # a CUDA header: a rule should say so
+
+
+def test_missing_third_party_headers_are_the_machines_not_the_translations():
+    from hipscan.translate.verify import CompileError
+
+    r = CompileResult("k.cu", "k.hip", "fail")
+    r.errors = [
+        CompileError("k.cu", 3, 10, "unknown type name 'hipGraphicsResource'", "k.hip", 4),
+        CompileError("helper_gl.h", 39, 10, "'GL/gl.h' file not found", "helper_gl.h", 39),
+    ]
+    _explain(r, {"k.cu": [_finding("k.cu", 3, rule="HIP853")]}, ["k.cu"], frozenset())
+    assert r.errors[1].environment and not r.unexplained and r.missing_headers == []
+    r = CompileResult("k.cu", "k.hip", "fail")
+    r.errors = [CompileError("k.cu", 3, 10, "'cuda/barrier' file not found", "k.hip", 4)]
+    _explain(r, {}, ["k.cu"], frozenset())
+    assert not r.errors[0].environment and r.unexplained
 
 
 @needs_hipcc

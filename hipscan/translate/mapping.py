@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -30,6 +32,7 @@ class HipMap:
     index_casts: frozenset[str] = frozenset()  # calls whose built-in index arguments are cast
     index_cast: str = "(unsigned int)"
     struct_tags: dict[str, str] = field(default_factory=dict)  # `struct NAME` -> HIP typedef name
+    cuda_headers: re.Pattern[str] | None = None  # names of CUDA/NVIDIA headers
     header_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # header -> hipcc flags
 
     def replacement(self, name: str) -> str | None:
@@ -79,6 +82,7 @@ def load_hip_map(roc: bool = False) -> HipMap:
         index_casts=frozenset(data.get("index_casts", {}).get("calls", [])),
         index_cast=data.get("index_casts", {}).get("cast", "(unsigned int)"),
         struct_tags=dict(data.get("struct_tags", {})),
+        cuda_headers=re.compile(data["cuda_headers"]["regex"]) if "cuda_headers" in data else None,
         namespaces=dict(data.get("namespaces", {})),
         keep=keep,
         configure_functions=frozenset(data["launch"]["configure_functions"]),

@@ -50,6 +50,7 @@ class CompileError:
     explained_by: list[str] = field(default_factory=list)  # rule ids of findings within +-2 lines
     # project lines (original file, line) the error's notes point at: the declarations involved
     notes: list[tuple[str, int]] = field(default_factory=list)
+    environment: bool = False  # a header this machine lacks (a HIP library's, or not CUDA's)
 
     def to_dict(self) -> dict:
         return {
@@ -61,6 +62,7 @@ class CompileError:
             "output_line": self.output_line,
             "explained_by": self.explained_by,
             "notes": [list(n) for n in self.notes],
+            "environment": self.environment,
         }
 
 
@@ -270,15 +272,21 @@ def _explain(
     unit: FileTranslation | None = None,
     by_output: dict[str, FileTranslation] | None = None,
 ) -> None:
-    missing = [m[1] for e in result.errors if (m := _NOT_FOUND.search(e.message))]
     provided = tuple(p for p in emitted_headers if p.endswith("/"))  # prefixes: thrust/...
-    if (
-        result.errors
-        and len(missing) == len(result.errors)
-        and all(m in emitted_headers or m.startswith(provided) for m in missing)
-    ):
+    cuda = load_hip_map(False).cuda_headers
+
+    def not_ours(header: str) -> bool:
+        """A HIP header this compiler lacks, or a non-CUDA dependency the machine lacks."""
+        return header in emitted_headers or header.startswith(provided) or not (cuda and cuda.match(header))
+
+    missing = [m[1] for e in result.errors if (m := _NOT_FOUND.search(e.message))]
+    if result.errors and len(missing) == len(result.errors) and all(not_ours(m) for m in missing):
         result.missing_headers = sorted(set(missing))
     for err in result.errors:
+        m = _NOT_FOUND.search(err.message)
+        if m and not_ours(m[1]):
+            err.environment = True
+            continue
         blocks = (conditionals or {}).get(err.source, [])
         err.explained_by = _explaining(err, findings.get(err.source, []), blocks, findings)
         name = _MISSING_NAME.search(err.message)
@@ -290,7 +298,7 @@ def _explain(
     if result.status in ("fail", "timeout"):
         if result.missing_headers:
             return
-        result.unexplained = any(not e.explained_by for e in result.errors)
+        result.unexplained = any(not e.explained_by and not e.environment for e in result.errors)
 
 
 def _compile(
