@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
