@@ -600,8 +600,13 @@ def match_api(spec: MatchSpec, f: IdentFact, index: TUIndex, ctx) -> dict | None
         "hip_experimental": e.hip_experimental,
         "cuda_deprecated": e.cuda_deprecated,
         "cuda_removed": e.cuda_removed,
+        # the HIPIFY tables give cuDNN's and cuTENSOR's own release numbers, the others CUDA's
+        "versioned_by": _VERSIONED_BY.get(e.library, "CUDA"),
         "rocm_version": ".".join(map(str, ctx.rocm_version)),
     }
+
+
+_VERSIONED_BY = {"cudnn": "cuDNN", "cutensor": "cuTENSOR"}
 
 
 MATCHERS: dict[str, Callable[..., dict | None]] = {

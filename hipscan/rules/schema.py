@@ -273,6 +273,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     ),
     "api": frozenset(
         {
+            "versioned_by",
             "name",
             "hip_name",
             "roc_name",
