@@ -211,3 +211,52 @@ def test_derived_macros_fixpoint():
 
     got = derived_macros([ROOT / "archmacro" / "common.cuh"])
     assert {"TURING_MMA_AVAILABLE", "NEW_MMA_AVAILABLE"} <= got and "HOST_ONLY_FEATURE" not in got
+
+
+def test_blanked_header_bodies_keep_locations_and_change_no_facts(tmp_path, monkeypatch):
+    """Later parses blank the bodies of a popular header whose facts are taken; what they report
+    about their own code must not change, and a blanked file keeps every line and column."""
+    import hipscan.frontend as frontend
+    from hipscan.api import scan
+    from hipscan.frontend.parse import _blank
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "common.h").write_text(
+        "#pragma once\n"
+        "inline int helper(int x) {\n"
+        "  int *p;\n"
+        "  cudaMallocManaged(&p, x);\n"
+        "  return x * 2;\n"
+        "}\n"
+        "inline int other() {\n#ifdef FAST\n  return 1;\n#endif\n  return 0;\n}\n"
+    )
+    for i in range(5):
+        (root / f"k{i}.cu").write_text(
+            f'#include "common.h"\n__global__ void k{i}(int *o) {{ o[threadIdx.x & 31] = helper({i}); }}\n'
+        )
+    import hipscan.frontend.parse as parse_module
+
+    log = tmp_path / "blanked.log"  # parses run in worker processes: they report through a file
+    real = parse_module._blanked_headers
+
+    def spy(job):
+        blanked = real(job)
+        with open(log, "a") as f:
+            f.write(f"{len(blanked)}\n")
+        return blanked
+
+    monkeypatch.setattr(parse_module, "_blanked_headers", spy)
+    config = ScanConfig(jobs=1, use_cache=False)
+    with_blanking = sorted((f.rule, f.path, f.line, f.column) for f in scan([root], config).findings)
+    assert "1" in log.read_text().split()  # later files parsed common.h with its body blanked
+    monkeypatch.setattr(frontend, "MAX_BLANKED", 0)
+    without = sorted((f.rule, f.path, f.line, f.column) for f in scan([root], config).findings)
+    assert with_blanking == without and any(f[1] == "common.h" for f in without)
+
+    data = (root / "common.h").read_bytes()
+    start = data.index(b"{")
+    end = data.index(b"}\n") + 1
+    text = _blank(str(root / "common.h"), ((start, end),))
+    assert text is not None and len(text) == len(data) and text.count("\n") == data.count(b"\n")
+    assert "cudaMallocManaged" not in text and text[start] == "{" and text[end - 1] == "}"

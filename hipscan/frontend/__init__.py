@@ -46,6 +46,8 @@ def _project_context(sources: SourceSet) -> tuple[frozenset[str], dict[str, tupl
     return project, header_index(sources.project_files), derived_macros(sorted(sources.project_files))
 
 
+MAX_BLANKED = 32  # headers whose bodies a parse may blank
+
 FACT_LISTS = (
     "functions",
     "calls",
@@ -98,6 +100,8 @@ def collect(
         flags = load_compile_commands(Path(config.compile_commands))
     project, index, device_macros = _project_context(sources)  # the project set also keys the cache
     covered: set[tuple[str, str]] = set()  # (header, configuration) pairs whose facts are taken
+    bodies: dict[str, tuple[tuple[int, int], ...]] = {}  # covered header -> blankable bodies
+    includers: dict[str, int] = {}  # header -> translation units that read it so far
 
     def jobs_for(files: list[Path]) -> list[ParseJob]:
         return [
@@ -114,6 +118,10 @@ def collect(
 
     def before(job: ParseJob) -> ParseJob:
         job.skip_headers = frozenset(covered)
+        # headers several files include (a project's helper headers): later parses may blank
+        # their function bodies, whose facts are taken
+        popular = sorted((n, h) for h, n in includers.items() if n >= 2 and h in bodies)[-MAX_BLANKED:]
+        job.blank_bodies = {h: bodies[h] for _n, h in popular}
         return job
 
     cache = (
@@ -158,6 +166,10 @@ def collect(
         for facts in itertools.chain(hits, fresh):
             _drop_taken_headers(facts, covered, root)
             covered |= _carried(facts, root, facts.files)
+            for rel, ranges in facts.bodies.items():
+                bodies.setdefault(str(root / rel), tuple(ranges))
+            for rel in facts.inputs:
+                includers[str(root / rel)] = includers.get(str(root / rel), 0) + 1
             if cache is not None and not any(facts is h for h in hits):
                 cache.put(root / facts.path, root, flags.get(str(root / facts.path), ()), facts)
             done += 1

@@ -63,6 +63,9 @@ _lib.clang_Location_isInSystemHeader.argtypes = [ci.SourceLocation]
 _lib.clang_Location_isInSystemHeader.restype = ctypes.c_int
 _UNEXPOSED_EXPR = K.UNEXPOSED_EXPR.value
 _MACRO_DEFINITION = K.MACRO_DEFINITION.value
+_COMPOUND_STMT = K.COMPOUND_STMT.value
+# a directive other than #pragma: blanking a body holding one would change the header's branches
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:if|el|endif|define|undef|include|line|error)", re.M)
 _CALL_EXPR = K.CALL_EXPR.value
 _ENUM_CONSTANT_DECL = K.ENUM_CONSTANT_DECL.value
 _ASM_STMT = K.ASM_STMT.value
@@ -347,7 +350,8 @@ class Extractor:
         parents.pop()
 
     def function(self, c: ci.Cursor, space: str, fname: str) -> tuple[str, str]:
-        attrs = {ch.kind for ch in children(c) if ch.kind.is_attribute()}
+        kids = children(c)
+        attrs = {ch.kind for ch in kids if ch.kind.is_attribute()}
         if K.CUDAGLOBAL_ATTR in attrs:
             new_space = "global"
         elif K.CUDADEVICE_ATTR in attrs and K.CUDAHOST_ATTR in attrs:
@@ -388,7 +392,22 @@ class Extractor:
         )
         if ext.start.file is not None and ext.start.file.name == absname:
             self.spans.setdefault(rel, []).append((ext.start.offset, ext.end.offset, new_space, name))
+            if rel != self.facts.path and kids and kids[-1]._kind_id == _COMPOUND_STMT:
+                self.body(rel, ft.data, ext.start.offset, kids[-1])
         return new_space, name
+
+    def body(self, rel: str, data: bytes, start: int, stmt: ci.Cursor) -> None:
+        """Record a header function's body that a later parse may blank (see FileFacts.bodies):
+        not one whose type depends on it (constexpr, deduced `auto`), nor one holding a
+        directive (blanking it would change which branches the header's #ifs leave)."""
+        f1, so = expansion_offset(stmt.extent.start)
+        f2, eo = expansion_offset(stmt.extent.end)
+        if not f1 or f1 != f2 or eo - so < 8 or data[so : so + 1] != b"{" or data[eo - 1 : eo] != b"}":
+            return
+        head = data[start:so]
+        if b"constexpr" in head or b"consteval" in head or b"auto" in head or _DIRECTIVE.search(data, so, eo):
+            return
+        self.facts.bodies.setdefault(rel, []).append((so, eo))
 
     @staticmethod
     def function_attrs(ft: FileTokens, start: int, loc: Loc) -> tuple[tuple[str, ...], tuple[str, ...]]:
