@@ -118,9 +118,9 @@ def collect(
 
     def before(job: ParseJob) -> ParseJob:
         job.skip_headers = frozenset(covered)
-        # headers several files include (a project's helper headers): later parses may blank
-        # their function bodies, whose facts are taken
-        popular = sorted((n, h) for h, n in includers.items() if n >= 2 and h in bodies)[-MAX_BLANKED:]
+        # headers whose facts are taken, those most files include first (a project's helper
+        # headers): later parses may blank their function bodies
+        popular = sorted((n, h) for h, n in includers.items() if h in bodies)[-MAX_BLANKED:]
         job.blank_bodies = {h: bodies[h] for _n, h in popular}
         return job
 
