@@ -97,7 +97,7 @@ def _fmt(value) -> str:
 def _fmt_arg(arg) -> str:
     parts = []
     keys = ("regex", "not_regex", "int_gt", "int_le", "decl_type_regex", "not_decl_type_regex")
-    for key in (*keys, "decl_init_regex"):
+    for key in (*keys, "decl_init_regex", "type_regex", "not_type_regex", "constant"):
         v = getattr(arg, key)
         if v is not None:
             parts.append(f"{key} {_fmt(v)}")
