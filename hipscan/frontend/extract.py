@@ -263,21 +263,17 @@ class Extractor:
             return None
         return Loc(entry[0], line, col), name, off
 
-    def arg_text(self, call: ci.Cursor, arg: ci.Cursor) -> str:
-        """An argument's text, or "" when it is written inside a macro's body: its expansion is
-        then the whole macro use (`SHFL(v, 0)` for the mask of `__shfl_sync` in its body)."""
-        ext, whole = arg.extent, call.extent
-        if expansion_offset(ext.start) == expansion_offset(whole.start) and expansion_offset(
-            ext.end
-        ) == expansion_offset(whole.end):
-            return ""
-        return self.text(arg)
-
-    def text(self, cursor: ci.Cursor, limit: int = 400) -> str:
+    @staticmethod
+    def expansion_range(cursor: ci.Cursor) -> tuple[int, int, int, int]:
+        """(file, start, file, end) of a cursor's expansion range: file pointers and offsets."""
         ext = cursor.extent
-        f1, so = expansion_offset(ext.start)
-        f2, eo = expansion_offset(ext.end)
-        if not f1 or f1 != f2 or eo <= so or eo - so > limit:
+        return (*expansion_offset(ext.start), *expansion_offset(ext.end))
+
+    def text(self, cursor: ci.Cursor, limit: int = 400, within: tuple | None = None) -> str:
+        """The cursor's source text; "" for an argument whose expansion is all of ``within``, the
+        call's: written inside a macro's body (`SHFL(v, 0)` for the mask of its `__shfl_sync`)."""
+        f1, so, f2, eo = span = self.expansion_range(cursor)
+        if span == within or not f1 or f1 != f2 or eo <= so or eo - so > limit:
             return ""
         entry = self.files.get(self._name(f1))
         if entry is None:
@@ -490,7 +486,8 @@ class Extractor:
             else callee
         )
         arguments = list(c.get_arguments())
-        args = tuple(self.arg_text(c, a) for a in arguments)
+        whole = self.expansion_range(c)
+        args = tuple(self.text(a, within=whole) for a in arguments)
         arg_types = tuple(a.type.get_canonical().spelling for a in arguments) if member_of else ()
         const_args = (
             tuple(i for i, a in enumerate(arguments) if evaluate_int(a) is not None)
@@ -757,7 +754,8 @@ class Extractor:
 
     def assignment(self, c: ci.Cursor, space: str, fname: str) -> None:
         """Assignments to an lvalue of a watched type, with the right side's unconverted type."""
-        if binary_operator(c) not in ASSIGN_OPS:
+        op = binary_operator(c)
+        if op not in ASSIGN_OPS:
             return
         lhs_type = c.type.spelling
         if _strip_type(lhs_type) not in self.watched:
@@ -776,7 +774,7 @@ class Extractor:
             rhs = inner[0]
         self.facts.assigns.append(
             AssignFact(
-                op=binary_operator(c),
+                op=op,
                 lhs_type=lhs_type,
                 rhs_type=rhs.type.spelling,
                 rhs=self.text(kids[1], 200),

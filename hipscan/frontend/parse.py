@@ -81,16 +81,14 @@ def _blank(name: str, ranges: tuple[tuple[int, int], ...]) -> str | None:
         return None
 
 
-def _blanked_but_uncovered(tu: ci.TranslationUnit, job: ParseJob, blanked: set[str]) -> bool:
-    """Whether a blanked header turned out to need walking in this TU (other active branches)."""
+def _project_configs(tu: ci.TranslationUnit, project: frozenset[str]) -> dict[str, str]:
+    """Per project file the TU includes (normalised path): which of its #if branches are active."""
+    configs: dict[str, str] = {}
     for inc in tu.get_includes():
-        name = inc.include.name
-        if (
-            name in blanked
-            and (os.path.normpath(name), branch_config(tu, inc.include)) not in job.skip_headers
-        ):
-            return True
-    return False
+        included = os.path.normpath(inc.include.name)
+        if included in project and included not in configs:
+            configs[included] = branch_config(tu, inc.include)
+    return configs
 
 
 def branch_config(tu: ci.TranslationUnit, file: ci.File) -> str:
@@ -234,8 +232,10 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     try:
         blanked = _blanked_headers(job)
         tu = parse(blanked)
-        if blanked and _blanked_but_uncovered(tu, job, {name for name, _text in blanked}):
-            tu = parse([])  # a blanked header is walked here after all: its bodies count
+        configs = _project_configs(tu, job.project_files)
+        if any(name in configs and (name, configs[name]) not in job.skip_headers for name, _text in blanked):
+            tu = parse([])  # a blanked header is walked here after all (other branches): bodies count
+            configs = _project_configs(tu, job.project_files)
     except ci.TranslationUnitLoadError:
         facts.status = "error: libclang could not parse the file"
         return facts
@@ -262,9 +262,8 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
             inc_rel = relpath(Path(included), root)
             inputs.add(inc_rel)
             include_map[(src, inc.location.line)] = inc_rel
-            if inc_rel not in facts.configs:
-                facts.configs[inc_rel] = branch_config(tu, inc.include)
-            if (included, facts.configs[inc_rel]) not in job.skip_headers:
+            facts.configs[inc_rel] = configs[included]
+            if (included, configs[included]) not in job.skip_headers:
                 wanted[raw] = included
     for raw, norm in sorted(wanted.items()):
         cfile = tu.get_file(raw)

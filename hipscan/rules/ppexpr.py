@@ -8,6 +8,7 @@ unknown (None) rather than 0: the project may define it.
 
 from __future__ import annotations
 
+import operator
 import re
 
 _TOKEN = re.compile(
@@ -33,6 +34,28 @@ _BINARY = {
     "*": 10,
     "/": 10,
     "%": 10,
+}
+
+
+_OPS = {
+    "||": lambda a, b: bool(a) or bool(b),
+    "&&": lambda a, b: bool(a) and bool(b),
+    "|": operator.or_,
+    "^": operator.xor,
+    "&": operator.and_,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": lambda a, b: int(a / b),  # C truncates toward zero
+    "%": operator.mod,
 }
 
 
@@ -80,7 +103,7 @@ def _expr(toks: list[str], pos: int, values: dict[str, int | None], min_prec: in
             left = a if left else b
             continue
         prec = _BINARY.get(op)
-        if prec is None or prec <= min_prec - 1 or prec < min_prec:
+        if prec is None or prec < min_prec:
             break
         pos, right = _expr(toks, pos + 1, values, prec + 1)
         left = _apply(op, left, right)
@@ -90,26 +113,7 @@ def _expr(toks: list[str], pos: int, values: dict[str, int | None], min_prec: in
 def _apply(op: str, a: int, b: int) -> int:
     if op in ("/", "%") and b == 0:
         raise ZeroDivisionError
-    return {
-        "||": lambda: int(bool(a) or bool(b)),
-        "&&": lambda: int(bool(a) and bool(b)),
-        "|": lambda: a | b,
-        "^": lambda: a ^ b,
-        "&": lambda: a & b,
-        "==": lambda: int(a == b),
-        "!=": lambda: int(a != b),
-        "<": lambda: int(a < b),
-        "<=": lambda: int(a <= b),
-        ">": lambda: int(a > b),
-        ">=": lambda: int(a >= b),
-        "<<": lambda: a << b,
-        ">>": lambda: a >> b,
-        "+": lambda: a + b,
-        "-": lambda: a - b,
-        "*": lambda: a * b,
-        "/": lambda: int(a / b),
-        "%": lambda: a % b,
-    }[op]()
+    return int(_OPS[op](a, b))
 
 
 def _unary(toks: list[str], pos: int, values: dict[str, int | None]) -> tuple[int, int]:

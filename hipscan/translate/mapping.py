@@ -30,6 +30,7 @@ class HipMap:
     rocm_provided: tuple[str, ...] = ()  # header prefixes a ROCm library installs as they are
     index_casts: frozenset[str] = frozenset()  # calls whose built-in index arguments are cast
     index_cast: str = "(unsigned int)"
+    index_members: re.Pattern[str] = re.compile(r"(?!)")  # the built-in index members it casts
     struct_tags: dict[str, str] = field(default_factory=dict)  # `struct NAME` -> HIP typedef name
     cuda_headers: re.Pattern[str] | None = None  # names of CUDA/NVIDIA headers
     header_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # header -> hipcc flags
@@ -80,6 +81,7 @@ def load_hip_map(roc: bool = False) -> HipMap:
         rocm_provided=tuple(data.get("rocm_provided", {}).get("prefixes", [])),
         index_casts=frozenset(data.get("index_casts", {}).get("calls", [])),
         index_cast=data.get("index_casts", {}).get("cast", "(unsigned int)"),
+        index_members=re.compile(data.get("index_casts", {}).get("members", r"(?!)")),
         struct_tags=dict(data.get("struct_tags", {})),
         cuda_headers=re.compile(data["cuda_headers"]["regex"]) if "cuda_headers" in data else None,
         namespaces=dict(data.get("namespaces", {})),

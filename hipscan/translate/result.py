@@ -97,7 +97,6 @@ class FileTranslation:
     launches_kept: int = 0  # left as <<<>>> (the default, or not rewritable)
     line_map: LineMap = field(default_factory=LineMap)
     include_dirs: list[str] = field(default_factory=list)  # output-relative dirs it needs (-I)
-    project_includes: list[str] = field(default_factory=list)  # output-relative headers it includes
     # (original line, output-relative header) of each project #include, and the original lines of
     # each identifier: verify follows a name the compiler cannot find to the #if that removed it
     include_lines: list[tuple[int, str]] = field(default_factory=list)
@@ -105,6 +104,11 @@ class FileTranslation:
     has_cuda: bool = False  # anything CUDA-specific seen (converted, unconverted, launch, include)
     is_header: bool = False
     parse_seconds: float = 0.0
+
+    @property
+    def project_includes(self) -> list[str]:
+        """Output-relative project headers it includes, in order."""
+        return [out for _line, out in self.include_lines]
 
     @property
     def converted_count(self) -> int:

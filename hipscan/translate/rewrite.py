@@ -7,7 +7,6 @@ newline, so the edited file keeps the original line numbering and markers can be
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
@@ -21,7 +20,6 @@ _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")", "]", "}"}
 # first tokens of an argument that is already cast (C-style or named cast)
 _CASTS = frozenset({"(", "reinterpret_cast", "static_cast", "const_cast"})
-_INDEX_MEMBER = re.compile(r"(threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]")
 _NULLS = frozenset({"0", "NULL", "nullptr", "0L", "0UL"})
 
 # (including file's output-relative path, include name, angled) -> new include name, or None
@@ -250,8 +248,12 @@ class Rewriter:
             first = self._token_at(start)
             if first is None or first.text in _CASTS:
                 continue  # already a cast: (const void *)k, reinterpret_cast<...>(k)
-            if self._edit(start, start, f"{cast}(") and self._edit(end, end, ")"):
-                self.out.args_cast += 1
+            self._cast(start, end, cast)
+
+    def _cast(self, start: int, end: int, cast: str) -> None:
+        """Wrap the argument at [start, end) as `cast(argument)`."""
+        if self._edit(start, start, f"{cast}(") and self._edit(end, end, ")"):
+            self.out.args_cast += 1
 
     def _default_args(self) -> None:
         """Spell out trailing arguments CUDA's C++ API defaults and HIP's does not."""
@@ -269,10 +271,11 @@ class Rewriter:
         """Cast built-in index arguments of min/max to CUDA's `unsigned int`."""
         for _tok, args in self._calls(self.map.index_casts):
             for start, end in args:
-                text = self.lx.data[start:end].decode("utf-8", "replace").strip()
-                if _INDEX_MEMBER.fullmatch(text):
-                    if self._edit(start, start, f"{self.map.index_cast}(") and self._edit(end, end, ")"):
-                        self.out.args_cast += 1
+                if self.map.index_members.fullmatch(self._text(start, end)):
+                    self._cast(start, end, self.map.index_cast)
+
+    def _text(self, start: int, end: int) -> str:
+        return self.lx.data[start:end].decode("utf-8", "replace").strip()
 
     def _null_args(self) -> None:
         """Drop a null argument for a parameter HIP's counterpart does not have."""
@@ -281,7 +284,7 @@ class Rewriter:
             if index + 1 >= len(args):
                 continue
             start, end = args[index]
-            if self.lx.data[start:end].decode("utf-8", "replace").strip() not in _NULLS:
+            if self._text(start, end) not in _NULLS:
                 continue  # a real callback: kept, and reported by the scan
             if self._edit(start, args[index + 1][0], ""):
                 self.out.args_dropped += 1

@@ -93,7 +93,6 @@ def _include_rewriter(project: ProjectFiles, rel: str, result: FileTranslation, 
             old_tail, new_tail = target[common:], out[common:]
             if name.endswith(old_tail):
                 new = name[: len(name) - len(old_tail)] + new_tail
-        result.project_includes.append(out)
         if out.endswith(new):
             directory = out[: -len(new)].rstrip("/") or "."
             if directory not in result.include_dirs:

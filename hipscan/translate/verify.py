@@ -191,10 +191,16 @@ _NOT_FOUND = re.compile(r"'([^']+)' file not found")
 _MISSING_NAME = re.compile(r"(?:undeclared identifier|unknown type name|no template named) '(\w+)'")
 
 
+def _directive_rules(
+    conditionals: list[tuple[int, int, tuple[int, ...]]], findings: list[Finding], line: int
+) -> set[str]:
+    """Rules of the findings on the #if/#elif/#else lines of the blocks around ``line``."""
+    lines = {ln for first, last, ls in conditionals if first <= line <= last for ln in ls}
+    return {f.rule for f in findings if f.line in lines} if lines else set()
+
+
 def _gating_rules(tr: FileTranslation, line: int, findings: dict[str, list[Finding]]) -> set[str]:
-    """Rules of the findings on the directives of the #if blocks around ``line`` of ``tr``."""
-    lines = {ln for first, last, ls in tr.conditionals if first <= line <= last for ln in ls}
-    return {f.rule for f in findings.get(tr.source, []) if f.line in lines} if lines else set()
+    return _directive_rules(tr.conditionals, findings.get(tr.source, []), line)
 
 
 def _removed_by_directive(
@@ -240,8 +246,7 @@ def _explaining(
     if err.line:
         near = {f.rule for f in findings if abs(f.line - err.line) <= NEAR}
         if not near:
-            lines = {ln for first, last, ls in conditionals if first <= err.line <= last for ln in ls}
-            near = {f.rule for f in findings if f.line in lines}
+            near = _directive_rules(conditionals, findings, err.line)
     if not near:
         for source, line in err.notes:
             near |= {f.rule for f in (all_findings or {}).get(source, []) if abs(f.line - line) <= NEAR}
@@ -272,26 +277,27 @@ def _explain(
     unit: FileTranslation | None = None,
     by_output: dict[str, FileTranslation] | None = None,
 ) -> None:
-    provided = tuple(p for p in emitted_headers if p.endswith("/"))  # prefixes: thrust/...
-    cuda = load_hip_map(False).cuda_headers
-
-    def not_ours(header: str) -> bool:
-        """A HIP header this compiler lacks, or a non-CUDA dependency the machine lacks."""
-        return header in emitted_headers or header.startswith(provided) or not (cuda and cuda.match(header))
-
-    missing = [m[1] for e in result.errors if (m := _NOT_FOUND.search(e.message))]
-    if result.errors and len(missing) == len(result.errors) and all(not_ours(m) for m in missing):
-        result.missing_headers = sorted(set(missing))
+    hipmap = load_hip_map(False)
+    missing: set[str] = set()
     for err in result.errors:
         m = _NOT_FOUND.search(err.message)
-        if m and not_ours(m[1]):
+        # a HIP header this compiler lacks (hipBLAS, rocThrust's thrust/...), or a dependency that
+        # is not CUDA's (GL/gl.h): the machine lacks it, the translation is not at fault
+        if m and (
+            m[1] in emitted_headers
+            or m[1].startswith(hipmap.rocm_provided)
+            or not (hipmap.cuda_headers and hipmap.cuda_headers.match(m[1]))
+        ):
             err.environment = True
+            missing.add(m[1])
             continue
         blocks = (conditionals or {}).get(err.source, [])
         err.explained_by = _explaining(err, findings.get(err.source, []), blocks, findings)
         name = _MISSING_NAME.search(err.message)
         if not err.explained_by and name and unit is not None and by_output:
             err.explained_by = sorted(_removed_by_directive(name[1], unit, by_output, findings))
+    if result.errors and all(e.environment for e in result.errors):
+        result.missing_headers = sorted(missing)
     if by_output:
         _explain_cascades(result.errors, {tr.source: tr for tr in by_output.values()})
     result.has_blocker = any(f.severity == "blocker" for src in involved for f in findings.get(src, []))
@@ -388,10 +394,7 @@ def verify_outputs(
             todo.append((tr, dirs, flags, [m.source for m in closure]))
     blocks = {tr.source: tr.conditionals for tr in results}
     emitted = frozenset(
-        h
-        for hm in (load_hip_map(False), load_hip_map(True))
-        for h in (*hm.headers.values(), *hm.rocm_provided)
-        if h
+        h for hm in (load_hip_map(False), load_hip_map(True)) for h in hm.headers.values() if h
     )
     workers = jobs if jobs > 0 else (os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers) as pool:
