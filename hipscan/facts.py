@@ -215,8 +215,8 @@ class FileFacts:
     # names the project itself declares in any file this TU saw (also headers whose facts another
     # TU carries), so a project function named like a CUDA API is not taken for one
     declared: set[str] = field(default_factory=set)
-    # per carried project header: byte ranges of function bodies (not constexpr/auto, no directive
-    # inside) that later parses may blank out, as the header's facts are already taken
+    # per carried project header: byte ranges inside function bodies (not constexpr/auto; the
+    # directives a body holds stay) that later parses may blank out, as its facts are taken
     bodies: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     # per project file: {line: set of suppressed rule ids ("*" = all)} from `hipscan: ignore[...]`
     suppressions: dict[str, dict[int, frozenset[str]]] = field(default_factory=dict)

@@ -257,6 +257,28 @@ def test_blanked_header_bodies_keep_locations_and_change_no_facts(tmp_path, monk
     data = (root / "common.h").read_bytes()
     start = data.index(b"{")
     end = data.index(b"}\n") + 1
-    text = _blank(str(root / "common.h"), ((start, end),))
+    text = _blank(str(root / "common.h"), ((start + 1, end - 1),))
     assert text is not None and len(text) == len(data) and text.count("\n") == data.count(b"\n")
     assert "cudaMallocManaged" not in text and text[start] == "{" and text[end - 1] == "}"
+    assert _blank(str(root / "common.h"), ((start, end),)) is None  # not a body's inside: changed file
+
+
+def test_blanked_body_keeps_its_directives(tmp_path):
+    """A body holding `#ifdef` is blanked around its directives, so the header's branches and
+    definitions stay what they were; a #pragma goes with the code."""
+    from hipscan.frontend import parse_file
+    from hipscan.frontend.parse import _blank
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "h.h").write_text(
+        "#pragma once\n"
+        "inline int other() {\n  int a = 1;\n#ifdef FAST\n  return a;\n#else\n#define SLOW 1\n#endif\n"
+        "#pragma unroll\n  for (;;) {}\n  return 0;\n}\n"
+    )
+    (root / "a.cu").write_text('#include "h.h"\nint x = SLOW;\n')
+    facts = parse_file(root / "a.cu", root)
+    text = _blank(str(root / "h.h"), tuple(facts.bodies["h.h"]))
+    assert text is not None and len(text) == len((root / "h.h").read_bytes())
+    kept = [line.strip() for line in text.splitlines() if line.strip()]
+    assert kept == ["#pragma once", "inline int other() {", "#ifdef FAST", "#else", "#define SLOW 1", "#endif", "}"]

@@ -19,7 +19,7 @@ from hipscan import __version__
 from hipscan import facts as facts_module
 from hipscan.facts import FileFacts
 
-FORMAT = 4
+FORMAT = 5
 
 
 def _facts_shape() -> str:

@@ -65,7 +65,7 @@ _UNEXPOSED_EXPR = K.UNEXPOSED_EXPR.value
 _MACRO_DEFINITION = K.MACRO_DEFINITION.value
 _COMPOUND_STMT = K.COMPOUND_STMT.value
 # a directive other than #pragma: blanking a body holding one would change the header's branches
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:if|el|endif|define|undef|include|line|error)", re.M)
+_DIRECTIVE = re.compile(rb"^[ \t]*#", re.M)
 _CALL_EXPR = K.CALL_EXPR.value
 _ENUM_CONSTANT_DECL = K.ENUM_CONSTANT_DECL.value
 _ASM_STMT = K.ASM_STMT.value
@@ -389,21 +389,32 @@ class Extractor:
         if ext.start.file is not None and ext.start.file.name == absname:
             self.spans.setdefault(rel, []).append((ext.start.offset, ext.end.offset, new_space, name))
             if rel != self.facts.path and kids and kids[-1]._kind_id == _COMPOUND_STMT:
-                self.body(rel, ft.data, ext.start.offset, kids[-1])
+                self.body(rel, ft, ext.start.offset, kids[-1])
         return new_space, name
 
-    def body(self, rel: str, data: bytes, start: int, stmt: ci.Cursor) -> None:
-        """Record a header function's body that a later parse may blank (see FileFacts.bodies):
-        not one whose type depends on it (constexpr, deduced `auto`), nor one holding a
-        directive (blanking it would change which branches the header's #ifs leave)."""
+    def body(self, rel: str, ft: FileTokens, start: int, stmt: ci.Cursor) -> None:
+        """Record the parts of a header function's body that a later parse may blank (see
+        FileFacts.bodies): not a body whose type depends on it (constexpr, deduced `auto`).
+        Directives inside stay (all but #pragma): they decide which branches the header's #ifs
+        leave and what it defines, and cuda-samples' helpers hold `#ifdef _WIN32` in most bodies."""
+        data = ft.data
         f1, so = expansion_offset(stmt.extent.start)
         f2, eo = expansion_offset(stmt.extent.end)
         if not f1 or f1 != f2 or eo - so < 8 or data[so : so + 1] != b"{" or data[eo - 1 : eo] != b"}":
             return
         head = data[start:so]
-        if b"constexpr" in head or b"consteval" in head or b"auto" in head or _DIRECTIVE.search(data, so, eo):
+        if b"constexpr" in head or b"consteval" in head or b"auto" in head:
             return
-        self.facts.bodies.setdefault(rel, []).append((so, eo))
+        parts = self.facts.bodies.setdefault(rel, [])
+        begin = so + 1
+        if _DIRECTIVE.search(data, so, eo):
+            for d in ft.directives:
+                if so < d.offset < eo and d.kind != "pragma":
+                    if d.offset > begin:
+                        parts.append((begin, d.offset))
+                    begin = d.end
+        if eo - 1 > begin:
+            parts.append((begin, eo - 1))
 
     @staticmethod
     def function_attrs(ft: FileTokens, start: int, loc: Loc) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -72,9 +72,12 @@ def _blank(name: str, ranges: tuple[tuple[int, int], ...]) -> str | None:
     except OSError:
         return None
     for start, end in sorted(ranges, reverse=True):
-        if end > len(data) or data[start : start + 1] != b"{" or data[end - 1 : end] != b"}":
+        # each part starts after a body's `{` or a directive's line, ends at `}` or a `#`
+        if end > len(data) or data[start - 1 : start] not in (b"{", b"\n", b"\r") and data[start : start + 1] != b"\n":
             return None  # the file changed since its facts were taken
-        data[start + 1 : end - 1] = bytes(b if b == 10 else 32 for b in data[start + 1 : end - 1])
+        if data[end : end + 1] not in (b"}", b"#"):
+            return None
+        data[start:end] = bytes(b if b == 10 else 32 for b in data[start:end])
     try:
         return data.decode("utf-8")  # libclang takes text: offsets hold only for UTF-8 files
     except UnicodeDecodeError:
