@@ -165,6 +165,16 @@ class IncludeFact:
 
 
 @dataclass(frozen=True, slots=True)
+class BranchFact:
+    """One branch of a preprocessor conditional chain: where it starts and ends, and the
+    conditions that select it, so code a project already keeps out of a HIP build is known."""
+
+    loc: Loc  # the branch's own directive (#if, #elif, #else ...)
+    end_line: int  # the chain's next directive (#elif, #else, #endif)
+    chain: tuple[tuple[str, str], ...]  # (kind, text) of the chain's directives up to this one
+
+
+@dataclass(frozen=True, slots=True)
 class DirectiveFact:
     """A preprocessor conditional or definition: ``#if __CUDA_ARCH__ >= 700`` and the like."""
 
@@ -211,6 +221,7 @@ class FileFacts:
     assigns: list[AssignFact] = field(default_factory=list)
     includes: list[IncludeFact] = field(default_factory=list)
     directives: list[DirectiveFact] = field(default_factory=list)
+    branches: list[BranchFact] = field(default_factory=list)
     builds: list[BuildFact] = field(default_factory=list)
     # names the project itself declares in any file this TU saw (also headers whose facts another
     # TU carries), so a project function named like a CUDA API is not taken for one

@@ -281,4 +281,12 @@ def test_blanked_body_keeps_its_directives(tmp_path):
     text = _blank(str(root / "h.h"), tuple(facts.bodies["h.h"]))
     assert text is not None and len(text) == len((root / "h.h").read_bytes())
     kept = [line.strip() for line in text.splitlines() if line.strip()]
-    assert kept == ["#pragma once", "inline int other() {", "#ifdef FAST", "#else", "#define SLOW 1", "#endif", "}"]
+    assert kept == [
+        "#pragma once",
+        "inline int other() {",
+        "#ifdef FAST",
+        "#else",
+        "#define SLOW 1",
+        "#endif",
+        "}",
+    ]

@@ -60,6 +60,7 @@ FACT_LISTS = (
     "assigns",
     "includes",
     "directives",
+    "branches",
 )
 
 

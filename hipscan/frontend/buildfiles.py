@@ -26,20 +26,23 @@ CMAKE = [
         ),
     ),
     ("library", re.compile(r"\bCUDA::(?P<v>\w+)")),
-    (
-        "flag",
-        re.compile(r"(?P<v>CUDA_SEPARABLE_COMPILATION|CUDA_RESOLVE_DEVICE_SYMBOLS)\s+(?:ON|TRUE|1)", re.I),
-    ),
+    # CUDA_RESOLVE_DEVICE_SYMBOLS only asks for a device-link step; it does not turn on -rdc
+    ("flag", re.compile(r"(?P<v>CUDA_SEPARABLE_COMPILATION)\s+(?:ON|TRUE|1)", re.I)),
 ]
+# A line that is about nvcc: short options such as `-dc` or `-G` mean something else to other
+# tools (`gzip -dc`), so they count only on such a line.
+NVCC_LINE = re.compile(r"nvcc|cuda|\bCU_?FLAGS\b|\.cu\b", re.I)
 FLAGS = [
     (
         "flag",
-        re.compile(r"(?<![\w-])(?P<v>-rdc(?:=true)?|--relocatable-device-code(?:=true)?|-dc)(?![\w-])"),
+        re.compile(r"(?<![\w-])(?P<v>-rdc(?:=true)?|--relocatable-device-code(?:=true)?)(?![\w-])"),
     ),
+    ("flag", re.compile(r"(?<![\w-])(?P<v>-dc|-G|--device-debug)(?![\w=-])"), NVCC_LINE),
     (
         "architecture",
         re.compile(
-            r"(?P<v>(?:-arch|--gpu-architecture|-code)[= ](?:sm|compute)_\d+[a-z]?|arch=compute_\d+[a-z]?)"
+            r"(?<![\w-])(?P<v>(?:-arch|--gpu-architecture|-code|--gpu-code)[= ](?:sm|compute)_\d+[a-z]?"
+            r"|arch=compute_\d+[a-z]?)"
         ),
     ),
     (
@@ -47,13 +50,13 @@ FLAGS = [
         re.compile(
             r"(?<![\w-])(?P<v>--use_fast_math|-use_fast_math|--expt-relaxed-constexpr|"
             r"--expt-extended-lambda|--extended-lambda|-Xptxas|-Xcompiler|--ptxas-options|-lineinfo|"
-            r"--default-stream[= ]per-thread|-maxrregcount)(?![\w-])"
+            r"--default-stream[= ]per-thread|-maxrregcount|-ccbin|--compiler-bindir|-restrict|--restrict)(?![\w-])"
         ),
     ),
     (
         "library",
         re.compile(
-            r"(?<![\w-])-l(?P<v>cudadevrt|cudart|cuda|cublasLt|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvToolsExt|nvtx3|nvinfer\w*|nvjpeg|npp\w*|cufile|nvshmem\w*|nvidia-ml|cutensor|optix)\b"
+            r"(?<![\w-])-l(?P<v>cudadevrt|cudart_static|cudart|cuda|cublasLt|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvToolsExt|nvtx3|nvinfer\w*|nvjpeg|npp\w*|cufile|nvshmem\w*|nvidia-ml|cutensor|optix)\b"
         ),
     ),
 ]
@@ -72,7 +75,9 @@ def _scan_lines(text: str, rel: str, tool: str, patterns: list) -> list[BuildFac
     out: list[BuildFact] = []
     for lineno, line in enumerate(text.splitlines(), 1):
         code = line.split("#", 1)[0] if tool in ("cmake", "make", "setuptools") else line
-        for kind, pattern in patterns:
+        for kind, pattern, *context in patterns:
+            if context and not context[0].search(code):
+                continue
             for m in pattern.finditer(code):
                 value = m.groupdict().get("v") or m.group(0)
                 start = m.start("v") if m.groupdict().get("v") else m.start()

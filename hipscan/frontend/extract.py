@@ -13,6 +13,7 @@ import clang.cindex as ci
 from hipscan.facts import (
     AsmFact,
     AssignFact,
+    BranchFact,
     CallFact,
     DeclFact,
     DirectiveFact,
@@ -31,7 +32,7 @@ from hipscan.frontend.clang import (
     file_location_ptr,
     file_name,
 )
-from hipscan.frontend.tokens import IDENT, KEYWORD, LITERAL, PUNCT, FileTokens
+from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens
 
 K = ci.CursorKind
 _lib = ci.conf.lib
@@ -912,6 +913,7 @@ class Extractor:
                     self.facts.directives.append(
                         DirectiveFact(kind=d.kind, text=d.text, loc=Loc(rel, d.line, d.column), names=d.names)
                     )
+            self.branches(rel, ft)
             launch_lines = {(f.loc.line) for f in self.facts.launches if f.loc.path == rel}
             inactive = sorted(ft.inactive)
             ranges_i = 0
@@ -966,6 +968,25 @@ class Extractor:
                     )
             if ft.suppressions:
                 self.facts.suppressions[rel] = dict(ft.suppressions)
+
+    def branches(self, rel: str, ft: FileTokens) -> None:
+        """Every branch of the file's #if chains, with the conditions that lead to it."""
+        chains: dict[int, list] = {}
+        for d in ft.directives:
+            if d.group >= 0 and d.kind in CONDITIONALS:
+                chains.setdefault(d.group, []).append(d)
+        for chain in chains.values():
+            for k in range(len(chain) - 1):
+                d = chain[k]
+                if d.kind == "endif":
+                    break
+                self.facts.branches.append(
+                    BranchFact(
+                        loc=Loc(rel, d.line, d.column),
+                        end_line=chain[k + 1].line,
+                        chain=tuple((x.kind, x.text) for x in chain[: k + 1]),
+                    )
+                )
 
 
 def _token_index(ft: FileTokens, offset: int) -> int:

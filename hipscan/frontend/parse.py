@@ -73,7 +73,11 @@ def _blank(name: str, ranges: tuple[tuple[int, int], ...]) -> str | None:
         return None
     for start, end in sorted(ranges, reverse=True):
         # each part starts after a body's `{` or a directive's line, ends at `}` or a `#`
-        if end > len(data) or data[start - 1 : start] not in (b"{", b"\n", b"\r") and data[start : start + 1] != b"\n":
+        if (
+            end > len(data)
+            or data[start - 1 : start] not in (b"{", b"\n", b"\r")
+            and data[start : start + 1] != b"\n"
+        ):
             return None  # the file changed since its facts were taken
         if data[end : end + 1] not in (b"}", b"#"):
             return None

@@ -11,6 +11,7 @@ from hipscan.apitable import ApiTable, load_api_table
 from hipscan.facts import FileFacts
 from hipscan.model import SEVERITIES, Finding
 from hipscan.resources import rules_dir
+from hipscan.rules.platforms import OffHipLines
 from hipscan.rules.matchers import FACT_LISTS, MATCHERS, TUIndex, common_ok, version_key
 from hipscan.rules.rule import Rule
 from hipscan.rules.schema import MatchSpec, RuleFileError, read_rule_file
@@ -197,6 +198,7 @@ class RuleSet:
         api_locs = {k[1:] for k, (r, *_) in hits.items() if not r.is_api_rule and not r.fallback}
         out: list[Finding] = []
         lines_done: set[tuple] = set()
+        off_hip = OffHipLines(facts.branches)
         for key in sorted(hits, key=lambda k: (k[1], k[2], k[3], self._order[k[0]])):
             rule, confidence, placeholders, fact = hits[key]
             loc = key[1:]
@@ -213,7 +215,7 @@ class RuleSet:
                 api_locs.add(loc)
             if confidence == "low" and not options.include_low_confidence:
                 continue
-            if _suppressed(facts, rule, loc[0], loc[1]):
+            if _suppressed(facts, rule, loc[0], loc[1]) or loc[:2] in off_hip:
                 continue
             values = {
                 "context": getattr(fact, "context", ""),

@@ -2,8 +2,9 @@
 macro values, to tell whether an NVIDIA build and a HIP build take the same branch.
 
 A tokenizer and precedence-climbing parser over the C preprocessor's integer expressions; the
-directive text comes from the libclang token stream. A name with no given value makes the result
-unknown (None) rather than 0: the project may define it.
+directive text comes from the libclang token stream. A name with no given value is unknown rather
+than 0 (the project may define it); unknowns propagate, except where `&&`, `||` or `?:` decide
+without them (`defined(X) && UNKNOWN` is 0 when X is undefined).
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def _tokens(text: str) -> list[str]:
 
 def evaluate(text: str, values: dict[str, int], undefined: tuple[str, ...] = ()) -> int | None:
     """The condition's value with ``values`` defined and ``undefined`` not (an undefined name is
-    0, as in the preprocessor); any other name makes it unknown (None)."""
+    0, as in the preprocessor); a name in neither makes it unknown (None) unless the operators
+    around it decide."""
     try:
         toks = _tokens(text)
         pos, val = _expr(toks, 0, {**dict.fromkeys(undefined, _UNDEFINED), **values}, 0)
@@ -91,7 +93,7 @@ def evaluate(text: str, values: dict[str, int], undefined: tuple[str, ...] = ())
         return None
 
 
-def _expr(toks: list[str], pos: int, values: dict[str, int | None], min_prec: int) -> tuple[int, int]:
+def _expr(toks: list[str], pos: int, values: dict[str, int | None], min_prec: int) -> tuple[int, int | None]:
     pos, left = _unary(toks, pos, values)
     while pos < len(toks):
         op = toks[pos]
@@ -100,7 +102,7 @@ def _expr(toks: list[str], pos: int, values: dict[str, int | None], min_prec: in
             if toks[pos] != ":":
                 raise _Unknown
             pos, b = _expr(toks, pos + 1, values, 0)
-            left = a if left else b
+            left = None if left is None else (a if left else b)
             continue
         prec = _BINARY.get(op)
         if prec is None or prec < min_prec:
@@ -110,13 +112,19 @@ def _expr(toks: list[str], pos: int, values: dict[str, int | None], min_prec: in
     return pos, left
 
 
-def _apply(op: str, a: int, b: int) -> int:
+def _apply(op: str, a: int | None, b: int | None) -> int | None:
+    if op == "&&" and (a == 0 or b == 0):
+        return 0
+    if op == "||" and ((a is not None and a != 0) or (b is not None and b != 0)):
+        return 1
+    if a is None or b is None:
+        return None
     if op in ("/", "%") and b == 0:
         raise ZeroDivisionError
     return int(_OPS[op](a, b))
 
 
-def _unary(toks: list[str], pos: int, values: dict[str, int | None]) -> tuple[int, int]:
+def _unary(toks: list[str], pos: int, values: dict[str, int | None]) -> tuple[int, int | None]:
     tok = toks[pos]
     if tok == "(":
         pos, val = _expr(toks, pos + 1, values, 0)
@@ -125,6 +133,8 @@ def _unary(toks: list[str], pos: int, values: dict[str, int | None]) -> tuple[in
         return pos + 1, val
     if tok in ("!", "~", "-", "+"):
         pos, val = _unary(toks, pos + 1, values)
+        if val is None:
+            return pos, None
         return pos, {"!": int(not val), "~": ~val, "-": -val, "+": val}[tok]
     if tok == "defined":
         paren = toks[pos + 1] == "("
@@ -133,7 +143,7 @@ def _unary(toks: list[str], pos: int, values: dict[str, int | None]) -> tuple[in
         if paren and toks[pos + 3] != ")":
             raise _Unknown
         if name not in values:
-            raise _Unknown
+            return end, None
         return end, int(values[name] is not _UNDEFINED)
     if tok[0].isdigit():
         return pos + 1, int(tok, 0) if not (len(tok) > 1 and tok[0] == "0" and tok[1].isdigit()) else int(
@@ -143,7 +153,15 @@ def _unary(toks: list[str], pos: int, values: dict[str, int | None]) -> tuple[in
         if tok in values:
             value = values[tok]
             return pos + 1, 0 if value is _UNDEFINED else value
-        raise _Unknown
+        if pos + 1 < len(toks) and toks[pos + 1] == "(":  # a function-like macro: skip its call
+            depth, j = 0, pos + 1
+            while j < len(toks):
+                depth += {"(": 1, ")": -1}.get(toks[j], 0)
+                if depth == 0:
+                    return j + 1, None
+                j += 1
+            raise _Unknown
+        return pos + 1, None
     raise _Unknown
 
 
