@@ -15,7 +15,11 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 
 import networkx as nx
-import tomllib
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 from hipscan.graph import KERNEL, build_graph, dependents, file_dependency_graph
 from hipscan.model import CONFIDENCES, EFFORT_CLASSES, ScanResult

@@ -50,7 +50,8 @@ FLAGS = [
         re.compile(
             r"(?<![\w-])(?P<v>--use_fast_math|-use_fast_math|--expt-relaxed-constexpr|"
             r"--expt-extended-lambda|--extended-lambda|-Xptxas|-Xcompiler|--ptxas-options|-lineinfo|"
-            r"--default-stream[= ]per-thread|-maxrregcount|-ccbin|--compiler-bindir|-restrict|--restrict)(?![\w-])"
+            r"--default-stream[= ]per-thread|-maxrregcount|-ccbin|--compiler-bindir|-restrict|--restrict)"
+            r"(?![\w-])"
         ),
     ),
     (

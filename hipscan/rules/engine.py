@@ -11,8 +11,8 @@ from hipscan.apitable import ApiTable, load_api_table
 from hipscan.facts import FileFacts
 from hipscan.model import SEVERITIES, Finding
 from hipscan.resources import rules_dir
-from hipscan.rules.platforms import OffHipLines
 from hipscan.rules.matchers import FACT_LISTS, MATCHERS, TUIndex, common_ok, version_key
+from hipscan.rules.platforms import OffHipLines
 from hipscan.rules.rule import Rule
 from hipscan.rules.schema import MatchSpec, RuleFileError, read_rule_file
 

@@ -10,10 +10,14 @@ preprocessor-expression evaluator, and a condition it cannot decide keeps its fi
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 from hipscan.facts import BranchFact
 from hipscan.rules.ppexpr import evaluate
