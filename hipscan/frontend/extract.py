@@ -178,6 +178,22 @@ def children(cursor: ci.Cursor) -> list[ci.Cursor]:
     return found
 
 
+def callee_name(call: ci.Cursor) -> str:
+    """The called name, also for a call in a template whose arguments have dependent types
+    (clang keeps it unresolved: the callee is an overload set, the call has no spelling)."""
+    if call.spelling:
+        return call.spelling
+    kids = children(call)
+    target = kids[0] if kids else None
+    while target is not None and target.kind == K.UNEXPOSED_EXPR:
+        inner = children(target)
+        target = inner[0] if inner else None
+    if target is not None and target.kind == K.DECL_REF_EXPR and not target.spelling:
+        inner = children(target)
+        target = inner[0] if len(inner) == 1 and inner[0].kind == K.OVERLOADED_DECL_REF else None
+    return target.spelling if target is not None else ""
+
+
 def evaluate_int(cursor: ci.Cursor) -> int | None:
     res = _lib.clang_Cursor_Evaluate(cursor)
     if not res:
@@ -465,6 +481,11 @@ class Extractor:
             target = inner[0] if inner else None
         if not callee and target is not None:
             callee = target.spelling
+            if not callee and target.kind == K.DECL_REF_EXPR:  # dependent call in a template
+                inner = children(target)
+                if len(inner) == 1 and inner[0].kind == K.OVERLOADED_DECL_REF:
+                    target = inner[0]
+                    callee = target.spelling
         if not callee or callee in CONFIG_FUNCTIONS:
             return
         loc_cursor = (
@@ -701,7 +722,7 @@ class Extractor:
             elif pk == K.FIELD_DECL:
                 role, other, other_type = "array-dim", p.spelling, p.type.spelling
             elif pk == K.CALL_EXPR:
-                role, op = "arg", p.spelling
+                role, op = "arg", callee_name(p)
                 args = list(p.get_arguments())
                 pos = child.extent.start.offset
                 other = str(next((i for i, a in enumerate(args) if a.extent.start.offset == pos), -1))

@@ -290,6 +290,8 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
     for i in range(10):
         p[f"arg{i}"] = args[i] if i < len(args) else ""
         p[f"arg{i}_type"] = f.arg_types[i] if i < len(f.arg_types) else ""
+    named = [c.index for c in spec.conds.get("arg") or ()]
+    p["arg"] = args[named[0]] if named and named[0] < len(args) else ""  # the argument the match tested
     return p
 
 

@@ -246,7 +246,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
 
 # Placeholders a message can use, per fact kind ({match} is the fact's main text everywhere).
 PLACEHOLDERS: dict[str, frozenset[str]] = {
-    "call": frozenset({"callee", "qualname", "args", "member_of", "result_type"}),
+    "call": frozenset(
+        {"callee", "qualname", "args", "arg", "member_of", "result_type"}
+    ),  # arg: the one `arg` tests
     "launch": frozenset({"kernel", "config", "grid", "block", "shmem"}),
     "asm": frozenset({"text", "instruction", "instructions", "register", "registers"}),
     "decl": frozenset({"name", "type", "kind", "storage", "init", "array_dims"}),
