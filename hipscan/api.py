@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from functools import lru_cache
@@ -96,6 +97,28 @@ def scan(
     result.findings = sorted(findings, key=lambda f: f.sort_key)
     result.seconds = time.perf_counter() - started
     return result
+
+
+# Headers a scan without the CUDA toolkit or a platform SDK lacks by design: their names are known
+# to the shim's recovery, and -I would not help. Anything else missing is the project's own or a
+# third-party dependency the user can point at.
+_EXPECTED_MISSING = re.compile(
+    r"^(cu|nv|NV|cuda|thrust/|cub/|npp|optix|cutlass/|cute/|GL/|EGL/|GLES|X11/|vulkan|windows\.h|d3d|dxgi|helper_gl)"
+)
+_NOT_FOUND = re.compile(r"'([^']+)' file not found")
+
+
+def missing_headers(result: ScanResult) -> list[tuple[str, str]]:
+    """(header, first file including it) per source whose parse missed a header that is neither
+    a CUDA/NVIDIA library header nor a graphics SDK header."""
+    out = []
+    for f in result.files:
+        for d in f.diagnostics:
+            m = _NOT_FOUND.search(d)
+            if m and not _EXPECTED_MISSING.match(m.group(1)):
+                out.append((m.group(1), f.path))
+                break
+    return out
 
 
 def scanned_sources(result: ScanResult) -> list[Path]:

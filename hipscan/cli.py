@@ -115,6 +115,7 @@ def scan(
     writes an HTML readiness report plus JSON into the report folder. Files that cannot be read
     or parsed get a one-line message on stderr; the scan goes on with the rest.
     """
+    from hipscan.api import missing_headers
     from hipscan.api import scan as run_scan
     from hipscan.report import ReportContext, render, write_atomic
 
@@ -127,6 +128,15 @@ def scan(
     if not result.files:
         click.echo(
             "hipscan: warning: no CUDA sources found (.cu/.cuh, or C/C++ files that use CUDA)", err=True
+        )
+    missing = missing_headers(result)
+    if missing:
+        header, where = missing[0]
+        click.echo(
+            f"hipscan: note: {len(missing)} file(s) include headers that were not found (e.g. {header} "
+            f"from {where}); their declarations are guessed, so findings in code using them may be "
+            "missing: pass -I DIR or -p BUILD_DIR",
+            err=True,
         )
     translations = None
     if emit_hip is not None:

@@ -125,3 +125,18 @@ def test_compile_commands_flags_are_used(tmp_path):
     assert "HIP301" not in without.stdout
     with_db = run("scan", str(project), "-p", str(build), "--no-report", "--no-cache", "--jobs", "1")
     assert "k.cu:4:" in with_db.stdout and "HIP301" in with_db.stdout
+
+
+def test_missing_project_header_gets_one_note(tmp_path):
+    """A header outside the scanned tree is guessed at; the user hears once how to point at it.
+    CUDA library headers the shim lacks on purpose (cublas_v2.h) do not count."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "a.cu").write_text(
+        '#include "engine/context.h"\n#include <cublas_v2.h>\n__global__ void k(Context c) {}\n'
+    )
+    (project / "b.cu").write_text("#include <cublas_v2.h>\n__global__ void k2(int *o) {}\n")
+    r = run("scan", str(project), "--no-report", "--jobs", "1", "--no-cache")
+    notes = [line for line in r.stderr.splitlines() if "not found" in line]
+    assert len(notes) == 1 and "1 file(s)" in notes[0] and "engine/context.h from a.cu" in notes[0]
+    assert "-I DIR" in notes[0]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import clang.cindex as ci
 
 from hipscan.frontend.clang import file_location, skipped_ranges
+from hipscan.ppexpr import evaluate
 
 _lib = ci.conf.lib
 
@@ -204,8 +205,8 @@ def _mark_inactive(ft: FileTokens, ranges: list[tuple[int, int]], device_macros:
         if k >= 0:
             d = ft.directives[k]
             device = bool(group_names.get(d.group, set()) & device_macros)
-            if d.kind in ("if", "elif") and d.text.strip() == "0":
-                device = False
+            if d.kind in ("if", "elif") and evaluate(d.text, {}) == 0:
+                device = False  # `#if 0 && defined(__CUDA_ARCH__)`: dead in every build
         ft.inactive.append((start, end, device))
 
 

@@ -30,7 +30,7 @@ from hipscan.facts import (
     LiteralFact,
     MemberRefFact,
 )
-from hipscan.rules.ppexpr import same_branch
+from hipscan.ppexpr import same_branch
 from hipscan.rules.schema import ArgCond, MatchSpec
 
 FACT_LISTS = {

@@ -20,7 +20,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from hipscan.facts import BranchFact
-from hipscan.rules.ppexpr import evaluate
+from hipscan.ppexpr import evaluate
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
