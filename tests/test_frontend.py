@@ -203,7 +203,8 @@ def test_discovery_picks_cuda_files_and_honours_excludes(tmp_path):
 def test_asm_behind_macros_derived_from_cuda_arch():
     f = parse_file(ROOT / "archmacro" / "mma.cu", ROOT / "archmacro")
     asms = [(a.loc.line, a.instructions, a.from_inactive_branch) for a in f.asms]
-    assert asms == [(5, ("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",), True)]
+    # read by the device-pass parse (__CUDA_ARCH__ defined), which replaces the token scan's reading
+    assert asms == [(5, ("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",), False)]
 
 
 def test_derived_macros_fixpoint():
@@ -290,3 +291,20 @@ def test_blanked_body_keeps_its_directives(tmp_path):
         "#endif",
         "}",
     ]
+
+
+def test_device_pass_reads_code_only_nvcc_device_pass_compiles(tmp_path):
+    """A kernel wrapped in `#if __CUDA_ARCH__ >= N` is parsed with __CUDA_ARCH__ defined: its
+    syntax facts join the host parse's, once, and the host branch's stay."""
+    src = tmp_path / "k.cu"
+    src.write_text(
+        "#if __CUDA_ARCH__ >= 700\n"
+        "__global__ void k(int *o) { o[threadIdx.x & 31] = __shfl_sync(0xffffffff, 1, 0); }\n"
+        "#else\n"
+        "__global__ void k(int *o) { o[0] = 2; }\n"
+        "#endif\n"
+    )
+    f = parse_file(src, tmp_path)
+    assert sorted((fn.name, fn.loc.line) for fn in f.functions) == [("k", 2), ("k", 4)]
+    assert [(c.callee, c.loc.line) for c in f.calls] == [("__shfl_sync", 2)]
+    assert [(lit.value, lit.op, lit.loc.line) for lit in f.literals if lit.value == 31] == [(31, "&", 2)]

@@ -298,7 +298,7 @@ class Extractor:
         return entry[1].text(so, eo)
 
     # -- walk -------------------------------------------------------------------------------
-    def run(self) -> None:
+    def run(self, tokens: bool = True) -> None:
         in_system = _lib.clang_Location_isInSystemHeader
         for child in children(self.tu.cursor):
             if child._kind_id in PREPROCESSING_KINDS:
@@ -315,7 +315,8 @@ class Extractor:
                 continue
             self.declare(child)
             self.visit(child, "file", "", [])
-        self.tokens_pass()
+        if tokens:
+            self.tokens_pass()
 
     def declare(self, c: ci.Cursor, depth: int = 0) -> None:
         """Record the names a project file declares at namespace scope (and enumerators)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import re
@@ -14,11 +15,17 @@ import clang.cindex as ci
 from hipscan.facts import FileFacts
 from hipscan.frontend.clang import KEEP_GOING, ParseSetup, skipped_ranges
 from hipscan.frontend.extract import Extractor, relpath
-from hipscan.frontend.tokens import DEVICE_PASS_MACROS, tokenize
+from hipscan.frontend.tokens import COMMENT, DEVICE_PASS_MACROS, FileTokens, tokenize
 
 DETAILED_RECORD = 0x01  # needed for clang_getSkippedRanges
 PARSE_OPTIONS = KEEP_GOING | DETAILED_RECORD
 RECOVER_HEADER = "/__hipscan__/recover.h"
+# nvcc's device pass, for the code a host-side parse skips (`#if __CUDA_ARCH__ >= 700` bodies)
+DEVICE_HEADER = "/__hipscan__/device_pass.h"
+DEVICE_PASS = "#define __CUDA_ARCH__ 900\n"
+# what the device-pass parse adds: syntax facts only (token facts of those lines come from the
+# host-side parse, which scans inactive device-pass branches token by token)
+DEVICE_FACTS = ("functions", "calls", "launches", "asms", "decls", "literals", "members", "assigns")
 UNDECLARED = re.compile(
     r"use of undeclared identifier '?([A-Za-z_][A-Za-z0-9_]*)'?|unknown type name '([A-Za-z_][A-Za-z0-9_]*)'"
     r"|no template named '([A-Za-z_][A-Za-z0-9_]*)'"
@@ -212,7 +219,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     extra_dirs: list[str] = []
     recover: dict[str, str] = {}
 
-    def parse(blanked: list[tuple[str, str]]) -> ci.TranslationUnit:
+    def parse(blanked: list[tuple[str, str]], device: bool = False) -> ci.TranslationUnit:
         # Up to three parses: missing project headers are located first (they declare most of
         # what looks undeclared), then names still unknown are declared from how they are used.
         for _attempt in range(3):
@@ -220,6 +227,9 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
             extra = [f"-I{d}" for d in extra_dirs] + [f"-I{d}" for d in learned if d not in extra_dirs]
             extra += list(setup.prefix)
             unsaved = list(blanked)
+            if device:
+                extra += ["-include", DEVICE_HEADER]
+                unsaved.append((DEVICE_HEADER, DEVICE_PASS))
             if recover:
                 extra += ["-include", RECOVER_HEADER]
                 unsaved.append((RECOVER_HEADER, "\n".join(recover.values()) + "\n"))
@@ -241,7 +251,8 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
         tu = parse(blanked)
         configs = _project_configs(tu, job.project_files)
         if any(name in configs and (name, configs[name]) not in job.skip_headers for name, _text in blanked):
-            tu = parse([])  # a blanked header is walked here after all (other branches): bodies count
+            blanked = []
+            tu = parse(blanked)  # a blanked header is walked here after all (other branches): bodies count
             configs = _project_configs(tu, job.project_files)
     except ci.TranslationUnitLoadError:
         facts.status = "error: libclang could not parse the file"
@@ -287,5 +298,58 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     facts.files = sorted(v[0] for v in files.values())
     facts.inputs = sorted(inputs)
     Extractor(tu, facts, files, watched, include_map, job.project_files, str(root)).run()
+    device_lines = _device_pass_lines(files)
+    if device_lines:
+        try:
+            device_tu = parse(blanked, device=True)
+        except ci.TranslationUnitLoadError:
+            device_tu = None
+        if device_tu is not None:
+            _add_device_pass(device_tu, facts, files, device_lines, watched, include_map, job, str(root))
     facts.parse_seconds = time.perf_counter() - start
     return facts
+
+
+def _device_pass_lines(files: dict[str, tuple[str, FileTokens]]) -> dict[str, list[tuple[int, int]]]:
+    """Per carried file, the line spans of branches only nvcc's device pass compiles and that
+    hold code (not just directives or an asm statement the token scan already read)."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for rel, ft in files.values():
+        for start, end, device in ft.inactive:
+            if not device:
+                continue
+            first, last = ft.line_col(start)[0], ft.line_col(max(start, end - 1))[0]
+            offsets = [t.offset for t in ft.tokens]
+            i, j = bisect.bisect_left(offsets, start), bisect.bisect_left(offsets, end)
+            if any(t.kind != COMMENT and t.text in ("(", "=", "[") for t in ft.tokens[i:j]):
+                out.setdefault(rel, []).append((first, last))
+    return out
+
+
+def _add_device_pass(
+    tu: ci.TranslationUnit,
+    facts: FileFacts,
+    files: dict[str, tuple[str, FileTokens]],
+    lines: dict[str, list[tuple[int, int]]],
+    watched: frozenset[str],
+    include_map: dict[tuple[str, int], str],
+    job: ParseJob,
+    root: str,
+) -> None:
+    """Syntax facts of the device-pass-only lines, from a parse with __CUDA_ARCH__ defined:
+    a kernel wrapped in `#if __CUDA_ARCH__ >= 200` is read like any other."""
+    extra = FileFacts(path=facts.path, mode=facts.mode)
+    Extractor(tu, extra, files, watched, include_map, job.project_files, root).run(tokens=False)
+
+    def inside(loc) -> bool:
+        return any(a <= loc.line <= b for a, b in lines.get(loc.path, ()))
+
+    for name in DEVICE_FACTS:
+        found = [f for f in getattr(extra, name) if inside(f.loc)]
+        if not found:
+            continue
+        if name == "asms":  # the token scan's reading of the same statement gives way
+            taken = {f.loc for f in found}
+            facts.asms = [a for a in facts.asms if a.loc not in taken]
+        getattr(facts, name).extend(found)
+    facts.declared |= extra.declared
