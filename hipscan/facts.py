@@ -89,7 +89,7 @@ class DeclFact:
     type: str
     loc: Loc
     context: str
-    kind: str  # var | field | param | typedef | enumerator | function (a prototype)
+    kind: str  # var | field | param | template-param | typedef | enumerator | function (a prototype)
     storage: tuple[str, ...] = ()  # shared | constant | managed | device | extern | static
     array_dims: tuple[str, ...] = ()  # texts of each [N]
     init: str = ""  # initializer text, when short (<= 200 chars)

@@ -102,7 +102,11 @@ DECL_KINDS = {
     K.PARM_DECL: "param",
     K.TYPEDEF_DECL: "typedef",
     K.TYPE_ALIAS_DECL: "typedef",
+    K.TEMPLATE_NON_TYPE_PARAMETER: "template-param",  # `int WARP_SIZE = 32`: its default is the init
 }
+_FUNCTION_IDS = frozenset(k.value for k in FUNCTION_KINDS)
+_DECL_IDS = frozenset(k.value for k in DECL_KINDS)
+_BINOP_IDS = frozenset(k.value for k in BINOP_KINDS)
 STORAGE_ATTRS = {
     K.CUDASHARED_ATTR: "shared",
     K.CUDACONSTANT_ATTR: "constant",
@@ -336,13 +340,12 @@ class Extractor:
             kids = children(c)
             self.unresolved_call(c, kids, space, fname)
         else:
-            kind = c.kind
-            if kind in FUNCTION_KINDS:
+            if kid in _FUNCTION_IDS:
                 space, fname = self.function(c, space, fname)
             elif kid == _CALL_EXPR:
                 self.call(c, space, fname, parents)
-            elif kind in DECL_KINDS:
-                self.decl(c, kind, space, fname)
+            elif kid in _DECL_IDS:
+                self.decl(c, c.kind, space, fname)
             elif kid == _ENUM_CONSTANT_DECL:
                 self.simple_decl(c, "enumerator", space)
             elif kid == _ASM_STMT:
@@ -353,7 +356,7 @@ class Extractor:
                 return
             elif kid == _MEMBER_REF_EXPR:
                 self.member(c, space, fname, parents)
-            elif kind in BINOP_KINDS:
+            elif kid in _BINOP_IDS:
                 if space not in ("host", "file"):
                     self.folded_operands(c, space, fname, parents)
                 self.assignment(c, space, fname)
@@ -620,6 +623,8 @@ class Extractor:
             last = kids[-1]
             if last.kind.is_expression() and self._is_initializer(c, last, where[1], where[2]):
                 init = self.text(last, 200)
+        elif kind == K.TEMPLATE_NON_TYPE_PARAMETER and kids and kids[-1].kind.is_expression():
+            init = self.text(kids[-1], 200)
         self.facts.decls.append(
             DeclFact(
                 name=c.spelling,
