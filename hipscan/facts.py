@@ -172,6 +172,7 @@ class BranchFact:
     loc: Loc  # the branch's own directive (#if, #elif, #else ...)
     end_line: int  # the chain's next directive (#elif, #else, #endif)
     chain: tuple[tuple[str, str], ...]  # (kind, text) of the chain's directives up to this one
+    chain_line: int = 0  # the line of the chain's #if
 
 
 @dataclass(frozen=True, slots=True)

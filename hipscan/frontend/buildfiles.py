@@ -31,7 +31,9 @@ CMAKE = [
 ]
 # A line that is about nvcc: short options such as `-dc` or `-G` mean something else to other
 # tools (`gzip -dc`), so they count only on such a line.
-NVCC_LINE = re.compile(r"nvcc|cuda|\bCU_?FLAGS\b|\.cu\b", re.I)
+NVCC_LINE = re.compile(
+    r"nvcc|cuda|\bCU_?FLAGS\b|\.cu\b|-lineinfo|-Xcompiler|-Xptxas|--use_fast_math|-gencode|-arch[= ]sm_", re.I
+)
 FLAGS = [
     (
         "flag",
@@ -45,6 +47,8 @@ FLAGS = [
             r"|arch=compute_\d+[a-z]?)"
         ),
     ),
+    # an architecture held in a variable (`ARCH = sm_60`, used as `-arch=$(ARCH)`)
+    ("architecture", re.compile(r"(?<![\w-])(?P<v>(?:sm|compute)_\d{2,3}[a-z]?)\b")),
     (
         "flag",
         re.compile(

@@ -1,9 +1,10 @@
 """A content-hash cache of per-file facts, so re-scanning an unchanged tree skips libclang.
 
 An entry is keyed by the file's path and bytes, the parse set-up (shim, flags, mode), the
-identifiers the rules watch, the project's file list (which includes count as project code) and
-hipscan's version; it stores the hash of every project file the parse read, and is used only
-while all of them are unchanged. Adding or removing a source file therefore starts afresh.
+identifiers the rules watch, the project's file list (which includes count as project code),
+hipscan's version and the front end's source; it stores the hash of every project file the parse
+read, and is used only while all of them are unchanged. Adding or removing a source file therefore
+starts afresh.
 """
 
 from __future__ import annotations
@@ -36,6 +37,21 @@ def _facts_shape() -> str:
 SHAPE = _facts_shape()
 
 
+def _code_digest() -> str:
+    """The front end's own source: a change to how facts are taken (not only to their shape)
+    makes older entries wrong, and between releases the version number does not move."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")) + [Path(facts_module.__file__)]:
+        try:
+            h.update(path.read_bytes())
+        except OSError:
+            h.update(path.name.encode())
+    return h.hexdigest()[:16]
+
+
+CODE = _code_digest()
+
+
 class FactsCache:
     def __init__(self, folder: Path, setup_digest: str) -> None:
         self.folder = folder
@@ -55,7 +71,7 @@ class FactsCache:
         digest = self.file_hash(path)
         if digest is None:
             return None
-        key = "\0".join([__version__, str(FORMAT), SHAPE, self.setup_digest, str(path), digest, *args])
+        key = "\0".join([__version__, str(FORMAT), SHAPE, CODE, self.setup_digest, str(path), digest, *args])
         return self.folder / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".pickle")
 
     def get(self, path: Path, root: Path, args: tuple[str, ...]) -> FileFacts | None:

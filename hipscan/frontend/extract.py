@@ -1012,6 +1012,7 @@ class Extractor:
                         loc=Loc(rel, d.line, d.column),
                         end_line=chain[k + 1].line,
                         chain=tuple((x.kind, x.text) for x in chain[: k + 1]),
+                        chain_line=chain[0].line,
                     )
                 )
 

@@ -199,9 +199,15 @@ class RuleSet:
         out: list[Finding] = []
         lines_done: set[tuple] = set()
         off_hip = OffHipLines(facts.branches)
+        chain_of = {(b.loc.path, b.loc.line): b.chain_line for b in facts.branches}
         for key in sorted(hits, key=lambda k: (k[1], k[2], k[3], self._order[k[0]])):
             rule, confidence, placeholders, fact = hits[key]
             loc = key[1:]
+            if rule.once_per_chain:
+                where = (rule.id, loc[0], chain_of.get(loc[:2], loc[1]))
+                if where in lines_done:
+                    continue
+                lines_done.add(where)
             if rule.once_per_line or rule.once_per_file:
                 where = (rule.id, *loc[:2]) if rule.once_per_line else (rule.id, loc[0])
                 if where in lines_done:

@@ -318,6 +318,7 @@ RULE_KEYS = {
     "fallback": ("bool", False),  # dropped where another rule fires on the same line
     "once_per_line": ("bool", False),  # report only the first match of a line
     "once_per_file": ("bool", False),  # report only the first match of a file
+    "once_per_chain": ("bool", False),  # only the first branch of an #if chain that matches
     "fixed_in_rocm": ("str", False),  # stops applying when the target ROCm is at least this
 }
 
