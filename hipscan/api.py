@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
 from hipscan.config import ScanConfig
 from hipscan.frontend import collect, discover
+from hipscan.frontend.archmacros import cuda_switches
 from hipscan.model import FileResult, Finding, ScanResult
 from hipscan.rules import RuleOptions, RuleSet, load_rules
 
@@ -59,7 +61,10 @@ def scan(
     started = time.perf_counter()
     ruleset = ruleset or load_rules([Path(d) for d in config.rules_dirs])
     sources = discover([Path(p) for p in paths], config.excludes)
-    result = ScanResult(root=sources.root)
+    switches = cuda_switches(sorted(sources.project_files), tuple(config.defines) + tuple(config.undefines))
+    if switches:  # the project's own "build the CUDA code" switches: that code is what is ported
+        config = replace(config, defines=tuple(config.defines) + switches)
+    result = ScanResult(root=sources.root, auto_defines=list(switches))
     options = rule_options(config)
     lines = SourceLines(sources.root)
     seen: set[tuple[str, str, int, int]] = set()

@@ -129,6 +129,13 @@ def scan(
         click.echo(
             "hipscan: warning: no CUDA sources found (.cu/.cuh, or C/C++ files that use CUDA)", err=True
         )
+    if result.auto_defines:
+        names = ", ".join(result.auto_defines)
+        click.echo(
+            f"hipscan: note: scanned with {names} defined: the project's switch for its CUDA code, "
+            "never defined in its sources (-U NAME scans without it)",
+            err=True,
+        )
     missing = missing_headers(result)
     if missing:
         header, where = missing[0]

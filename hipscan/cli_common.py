@@ -58,6 +58,14 @@ def scan_options(f: Callable) -> Callable:
             help="Extra macro definition (repeatable).",
         ),
         click.option(
+            "-U",
+            "undefines",
+            multiple=True,
+            metavar="NAME",
+            help="Keep NAME undefined, e.g. a project switch for its CUDA code that the scan would "
+            "otherwise turn on (repeatable).",
+        ),
+        click.option(
             "--mode",
             type=click.Choice(MODES),
             default=None,
@@ -133,6 +141,7 @@ def build_config(kw: dict) -> tuple[list[Path], ScanConfig]:
         "compile_commands": str(kw.pop("compile_commands") or ""),
         "include_dirs": tuple(str(Path(d).resolve()) for d in kw.pop("include_dirs", ())),
         "defines": tuple(kw.pop("defines", ())),
+        "undefines": tuple(kw.pop("undefines", ())),
         "mode": kw.pop("mode", None),
         "cuda_path": str(kw.pop("cuda_path") or ""),
         "extra_exclude": tuple(kw.pop("exclude", ())),

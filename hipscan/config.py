@@ -39,6 +39,7 @@ class ScanConfig:
     cuda_path: str = ""  # toolkit mode: CUDA install; "" = CUDA_HOME/CUDA_PATH/standard places
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
+    undefines: tuple[str, ...] = ()
     compile_commands: str = ""  # folder holding compile_commands.json (-p)
     exclude: tuple[str, ...] = DEFAULT_EXCLUDES
     extra_exclude: tuple[str, ...] = ()
@@ -135,7 +136,7 @@ def load_config(root: Path, overrides: dict | None = None) -> ScanConfig:
     for key, value in (overrides or {}).items():
         if value is None or value == () or value == "":
             continue
-        if key in ("include_dirs", "defines", "extra_exclude", "rules_dirs", "select", "ignore"):
+        if key in ("include_dirs", "defines", "undefines", "extra_exclude", "rules_dirs", "select", "ignore"):
             value = tuple(getattr(config, key)) + tuple(value)
         config = replace(config, **{key: value})
     if config.mode not in MODES:

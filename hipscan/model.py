@@ -80,3 +80,4 @@ class ScanResult:
     facts: list = field(default_factory=list)  # list[FileFacts], for graph/translate
     seconds: float = 0.0
     mode: str = "shim"
+    auto_defines: list[str] = field(default_factory=list)  # project CUDA switches the scan turned on

@@ -140,3 +140,17 @@ def test_missing_project_header_gets_one_note(tmp_path):
     notes = [line for line in r.stderr.splitlines() if "not found" in line]
     assert len(notes) == 1 and "1 file(s)" in notes[0] and "engine/context.h from a.cu" in notes[0]
     assert "-I DIR" in notes[0]
+
+
+def test_project_cuda_switch_is_turned_on_with_a_note(tmp_path):
+    """`#if defined(RAJA_ENABLE_CUDA)` comes from a generated config header the scan lacks: the
+    CUDA code it guards is what a migration is about, so the switch is defined (and said so)."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "k.cu").write_text(
+        "#if defined(RAJA_ENABLE_CUDA)\n__global__ void k(int *o) { o[threadIdx.x & 31] = 1; }\n#endif\n"
+    )
+    r = run("scan", str(project), "--no-report", "--jobs", "1", "--no-cache")
+    assert "RAJA_ENABLE_CUDA defined" in r.stderr and "HIP301" in r.stdout
+    r = run("scan", str(project), "--no-report", "--jobs", "1", "--no-cache", "-U", "RAJA_ENABLE_CUDA")
+    assert "RAJA_ENABLE_CUDA" not in r.stderr and "HIP301" not in r.stdout

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 BASE = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_FEAT_SM90_ALL"})
-DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif|define)\b(.*)$")
+DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif|define|undef)\b(.*)$")
 NAME = re.compile(r"[A-Za-z_]\w*")
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
@@ -28,17 +28,27 @@ def _directives(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def derived_macros(files: list[Path], limit: int = 2_000_000) -> frozenset[str]:
-    """BASE plus every macro a project file defines inside a block conditioned on one of them."""
-    parsed: list[list[tuple[str, str]]] = []
-    for f in files:
+_PARSED: dict[tuple[str, float], list[tuple[str, str]]] = {}  # (path, mtime) -> directives
+
+
+def _file_directives(f: Path, limit: int) -> list[tuple[str, str]]:
+    """A file's directives, read once per scan however many project-wide questions ask."""
+    try:
+        key = (str(f), f.stat().st_mtime)
+    except OSError:
+        return []
+    if key not in _PARSED:
         try:
             data = f.read_bytes()[:limit]
         except OSError:
-            continue
-        if b"#" not in data:
-            continue
-        parsed.append(_directives(data.decode("utf-8", "replace")))
+            data = b""
+        _PARSED[key] = _directives(data.decode("utf-8", "replace")) if b"#" in data else []
+    return _PARSED[key]
+
+
+def derived_macros(files: list[Path], limit: int = 2_000_000) -> frozenset[str]:
+    """BASE plus every macro a project file defines inside a block conditioned on one of them."""
+    parsed = [d for d in (_file_directives(f, limit) for f in files) if d]
     arch = set(BASE)
     while True:
         found: set[str] = set()
@@ -59,3 +69,24 @@ def derived_macros(files: list[Path], limit: int = 2_000_000) -> frozenset[str]:
         if found <= arch:
             return frozenset(arch)
         arch |= found
+
+
+# A project's own switch for its CUDA code (`#if defined(RAJA_ENABLE_CUDA)`, `#ifdef USE_CUDA`),
+# set by its build system or a generated config header the scan does not have.
+SWITCH = re.compile(r"^(?:\w+_)?(?:ENABLE|USE|USING|WITH|HAVE|BUILD)_CUDA$")
+
+
+def cuda_switches(files: list[Path], given: tuple[str, ...] = (), limit: int = 2_000_000) -> tuple[str, ...]:
+    """Switch macros the project tests but never defines itself (nor the user with -D): a
+    migration scan wants the CUDA code they guard, which is otherwise skipped unseen."""
+    tested: set[str] = set()
+    defined: set[str] = {g.split("=", 1)[0] for g in given}
+    for f in files:
+        for kind, rest in _file_directives(f, limit):
+            if kind == "define" or kind == "undef":
+                m = NAME.match(rest.strip())
+                if m:
+                    defined.add(m.group(0))
+            elif kind in ("if", "ifdef", "ifndef", "elif"):
+                tested.update(n for n in NAME.findall(rest) if SWITCH.match(n))
+    return tuple(sorted(tested - defined))

@@ -215,6 +215,7 @@ def base_args(config: ScanConfig, mode: str, cuda_path: Path | None) -> list[str
     else:
         args += ["-nocudainc", "-resource-dir", str(SHIM_DIR), "-isystem", str(SHIM_DIR / "cuda")]
     args += [f"-D{d}" for d in config.defines]
+    args += [f"-U{u}" for u in config.undefines]
     return args
 
 
