@@ -284,6 +284,7 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
         "callee": f.callee,
         "qualname": f.qualname,
         "args": ", ".join(args),
+        "arg_count": str(len(args)),
         "member_of": f.member_of,
         "result_type": f.result_type,
     }

@@ -247,7 +247,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
 # Placeholders a message can use, per fact kind ({match} is the fact's main text everywhere).
 PLACEHOLDERS: dict[str, frozenset[str]] = {
     "call": frozenset(
-        {"callee", "qualname", "args", "arg", "member_of", "result_type"}
+        {"callee", "qualname", "args", "arg", "arg_count", "member_of", "result_type"}
     ),  # arg: the one `arg` tests
     "launch": frozenset({"kernel", "config", "grid", "block", "shmem"}),
     "asm": frozenset({"text", "instruction", "instructions", "register", "registers"}),
