@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hipscan.config import ScanConfig
 from hipscan.frontend import collect, discover
-from hipscan.frontend.archmacros import cuda_switches
+from hipscan.frontend.archmacros import cuda_switches, hip_provided_names
 from hipscan.model import FileResult, Finding, ScanResult
 from hipscan.rules import RuleOptions, RuleSet, load_rules
 
@@ -65,7 +65,9 @@ def scan(
     if switches:  # the project's own "build the CUDA code" switches: that code is what is ported
         config = replace(config, defines=tuple(config.defines) + switches)
     result = ScanResult(root=sources.root, auto_defines=list(switches))
-    options = rule_options(config)
+    options = replace(
+        rule_options(config), hip_names=hip_provided_names(sorted(sources.project_files), sources.root)
+    )
     lines = SourceLines(sources.root)
     seen: set[tuple[str, str, int, int]] = set()
     listed: set[str] = set()

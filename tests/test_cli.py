@@ -154,3 +154,24 @@ def test_project_cuda_switch_is_turned_on_with_a_note(tmp_path):
     assert "RAJA_ENABLE_CUDA defined" in r.stderr and "HIP301" in r.stdout
     r = run("scan", str(project), "--no-report", "--jobs", "1", "--no-cache", "-U", "RAJA_ENABLE_CUDA")
     assert "RAJA_ENABLE_CUDA" not in r.stderr and "HIP301" not in r.stdout
+
+
+def test_names_the_project_defines_for_hip_are_not_findings(tmp_path):
+    """exllamav2/ggml pattern: a HIP-only branch (or a vendors/hip.h) redefines the _sync shuffles
+    without the mask, so a 32-bit mask at a call is already handled; other calls still count."""
+    project = tmp_path / "p"
+    (project / "vendors").mkdir(parents=True)
+    (project / "compat.cuh").write_text(
+        "#ifdef USE_ROCM\n#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)\n#endif\n"
+    )
+    (project / "vendors" / "hip.h").write_text("#define __ballot_sync(mask, p) __ballot(p)\n")
+    (project / "k.cu").write_text(
+        '#include "compat.cuh"\n'
+        "__global__ void k(float *o, float v) {\n"
+        "  v += __shfl_xor_sync(0xffffffff, v, 16);\n"
+        "  unsigned b = __ballot_sync(0xffffffff, v > 0);\n"
+        "  o[threadIdx.x] = v + b + __shfl_down_sync(0xffffffff, v, 1);\n"
+        "}\n"
+    )
+    r = run("scan", str(project), "--no-report", "--jobs", "1", "--no-cache", "--select", "HIP351")
+    assert [line.split(":")[1] for line in r.stdout.splitlines() if "HIP351" in line] == ["5"]

@@ -90,3 +90,43 @@ def cuda_switches(files: list[Path], given: tuple[str, ...] = (), limit: int = 2
             elif kind in ("if", "ifdef", "ifndef", "elif"):
                 tested.update(n for n in NAME.findall(rest) if SWITCH.match(n))
     return tuple(sorted(tested - defined))
+
+
+# a header the project includes only for HIP builds: vendors/hip.h, hip_compat.h, compat_hip.cuh
+HIP_HEADER = re.compile(r"(^|[/_.-])(hip|rocm)([/_.-]|$)", re.I)
+# a definition that maps a name onto HIP's: `#define cudaMalloc hipMalloc`
+TO_HIP = re.compile(r"^\s*(\([^)]*\))?\s*(hip|__hip|rocblas|hipblas|hipcub|rocprim|hiprand|rocrand)", re.I)
+
+
+def hip_provided_names(files: list[Path], root: Path | None = None, limit: int = 2_000_000) -> frozenset[str]:
+    """Names the project defines itself for its HIP build: macros in a branch only a HIP build
+    takes (`#ifdef USE_ROCM` ... `#define __shfl_xor_sync(m, v, o, w) __shfl_xor(v, o, w)`), in a
+    header named for HIP (vendors/hip.h), or mapping a name onto a HIP one. Findings about such a
+    name describe a construct the project has already ported."""
+    from hipscan.platforms import hip_build, hip_choice
+
+    build = hip_build()
+    found: set[str] = set()
+    for f in files:
+        rel = str(f.relative_to(root)) if root is not None and f.is_relative_to(root) else f.name
+        hip_file = bool(HIP_HEADER.search(rel))
+        stack: list[list[tuple[str, str]]] = []
+        for kind, rest in _file_directives(f, limit):
+            if kind in ("if", "ifdef", "ifndef"):
+                stack.append([(kind, rest.strip())])
+            elif kind in ("elif", "else") and stack:
+                stack[-1].append((kind, rest.strip() if kind == "elif" else ""))
+            elif kind == "endif" and stack:
+                stack.pop()
+            elif kind == "define":
+                m = NAME.match(rest.strip())
+                if not m:
+                    continue
+                body = rest.strip()[m.end() :]
+                if (
+                    hip_file
+                    or TO_HIP.match(body)
+                    or any(hip_choice(tuple(c), build) == (True, False) for c in stack)
+                ):
+                    found.add(m.group(0))
+    return frozenset(found)

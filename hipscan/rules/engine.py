@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipscan.apitable import ApiTable, load_api_table
-from hipscan.facts import FileFacts
+from hipscan.facts import CallFact, FileFacts, IdentFact, LiteralFact
 from hipscan.model import SEVERITIES, Finding
 from hipscan.resources import rules_dir
 from hipscan.rules.matchers import FACT_LISTS, MATCHERS, TUIndex, common_ok, version_key
@@ -29,6 +29,8 @@ class RuleOptions:
     severity: dict[str, str] = field(default_factory=dict)  # id/name/category -> severity
     rocm_version: tuple[int, ...] = (6, 4)
     include_low_confidence: bool = True
+    # names the project defines itself for its HIP build (hipscan.frontend.archmacros)
+    hip_names: frozenset[str] = frozenset()
 
     def __post_init__(self):
         for key, sev in self.severity.items():
@@ -223,6 +225,8 @@ class RuleSet:
                 continue
             if _suppressed(facts, rule, loc[0], loc[1]) or loc[:2] in off_hip:
                 continue
+            if options.hip_names and _subject(fact) in options.hip_names:
+                continue  # the project's HIP build has its own definition of this name
             values = {
                 "context": getattr(fact, "context", ""),
                 "function": getattr(fact, "function", ""),
@@ -253,6 +257,18 @@ class RuleSet:
                 )
             )
         return out
+
+
+def _subject(fact: object) -> str:
+    """The CUDA name a finding is about: the called function, the identifier, or the function a
+    literal argument is passed to (the mask of `__shfl_xor_sync`)."""
+    if isinstance(fact, CallFact):
+        return fact.callee
+    if isinstance(fact, IdentFact):
+        return fact.name
+    if isinstance(fact, LiteralFact) and fact.role == "arg":
+        return fact.op
+    return ""
 
 
 def _suppressed(facts: FileFacts, rule: Rule, path: str, line: int) -> bool:

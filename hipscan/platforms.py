@@ -1,0 +1,95 @@
+"""What a HIP build for AMD GPUs defines in the preprocessor, and which #if branches it takes.
+
+A project partly ported by hand keeps CUDA-only code in the other arm of a HIP test
+(`#ifdef USE_ROCM ... #else <CUDA code> #endif`) and puts its own HIP stand-ins in the HIP arm
+(`#define __shfl_xor_sync(mask, v, o, w) __shfl_xor(v, o, w)`). Which macros a HIP build defines
+is data (hipscan/data/platforms.toml); conditions are evaluated three-valued with hipscan.ppexpr,
+so a condition that depends on anything else stays undecided.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+from hipscan.ppexpr import evaluate
+
+NAME = re.compile(r"[A-Za-z_]\w*")
+Chain = tuple[tuple[str, str], ...]  # (kind, text) of an #if chain's directives up to one branch
+
+
+@dataclass(frozen=True)
+class HipBuild:
+    defined: re.Pattern[str]
+    undefined: frozenset[str]
+    amd_arch: re.Pattern[str]
+
+    def hip_values(self, names: set[str]) -> tuple[dict[str, int], tuple[str, ...]]:
+        """Macro values in a HIP build for AMD: markers defined, NVIDIA-only names undefined."""
+        undefined = tuple(n for n in names if n in self.undefined)
+        defined = {n: 1 for n in names if n not in self.undefined and self.defined.match(n)}
+        return defined, undefined
+
+    def cuda_values(self, names: set[str]) -> tuple[dict[str, int], tuple[str, ...]]:
+        """In an NVIDIA build every HIP marker is undefined; the rest stays unknown."""
+        return {}, tuple(n for n in names if n in self.undefined or self.defined.match(n))
+
+
+@lru_cache(maxsize=1)
+def hip_build() -> HipBuild:
+    text = resources.files("hipscan.data").joinpath("platforms.toml").read_text("utf-8")
+    data = tomllib.loads(text)["hip_build"]
+    return HipBuild(
+        defined=re.compile(data["defined_regex"]),
+        undefined=frozenset(data["undefined"]),
+        amd_arch=re.compile(data["amd_arch_regex"]),
+    )
+
+
+def condition(kind: str, text: str) -> str:
+    """The #if expression a directive stands for (`#ifdef X` is `defined(X)`)."""
+    if kind in ("ifdef", "elifdef"):
+        return f"defined({text.strip()})"
+    if kind in ("ifndef", "elifndef"):
+        return f"!defined({text.strip()})"
+    return text
+
+
+def taken(chain: Chain, values: dict[str, int], undefined: tuple[str, ...]) -> bool | None:
+    """Whether the chain's last branch is compiled under these macro values (None: undecided)."""
+    *earlier, (kind, text) = chain
+    undecided = False
+    for k, t in earlier:
+        v = evaluate(condition(k, t), values, undefined)
+        if v:
+            return False  # an earlier branch is the one taken
+        undecided |= v is None
+    own = 1 if kind == "else" else evaluate(condition(kind, text), values, undefined)
+    if own == 0:
+        return False
+    return None if undecided or own is None else True
+
+
+def names_in(chain: Chain) -> set[str]:
+    return {n for _kind, text in chain for n in NAME.findall(text)}
+
+
+def tests_amd_arch(chain: Chain, build: HipBuild) -> bool:
+    return any(build.amd_arch.match(n) for n in names_in(chain))
+
+
+def hip_choice(chain: Chain, build: HipBuild) -> tuple[bool | None, bool | None]:
+    """(taken in a HIP build, taken in an NVIDIA build) for a chain that tests for HIP; (None,
+    None) when the chain tests nothing a HIP build decides."""
+    names = names_in(chain)
+    defined, undefined = build.hip_values(names)
+    if not defined:
+        return None, None
+    return taken(chain, defined, undefined), taken(chain, *build.cuda_values(names))
