@@ -673,9 +673,18 @@ class Extractor:
             AsmFact(text=text, loc=loc, context=space, function=fname, instructions=ins, registers=regs)
         )
 
+    def _watched_argument(self, parents: list[ci.Cursor]) -> bool:
+        """Whether a literal is written directly as an argument of a call the rules watch (any
+        constant mask of `__shfl_xor_sync(0x55555555, ...)`, not only the warp-width values)."""
+        for p in reversed(parents):
+            if p.kind in WRAPPERS and p.kind != K.UNARY_OPERATOR:
+                continue
+            return p._kind_id == _CALL_EXPR and callee_name(p) in self.watched
+        return False
+
     def literal(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
         value = evaluate_int(c)
-        if value is None or value not in WARP_VALUES:
+        if value is None or (value not in WARP_VALUES and not self._watched_argument(parents)):
             return
         where = self.loc(c)
         if where is None:
@@ -730,8 +739,8 @@ class Extractor:
             elif pk == K.CALL_EXPR:
                 role, op = "arg", callee_name(p)
                 args = list(p.get_arguments())
-                pos = child.extent.start.offset
-                other = str(next((i for i, a in enumerate(args) if a.extent.start.offset == pos), -1))
+                # the argument node itself: offsets cannot tell apart arguments written in a macro
+                other = str(next((i for i, a in enumerate(args) if a == child), -1))
             elif pk == K.ARRAY_SUBSCRIPT_EXPR:
                 role = "subscript"
             elif pk == K.RETURN_STMT:
