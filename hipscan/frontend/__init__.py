@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -150,6 +149,15 @@ def collect(
                 del entries[f]
         return [entries[f] for f in files if f in entries], [f for f in files if f not in entries]
 
+    def absorb(facts: FileFacts) -> None:
+        """What later parses may skip or blank, learnt from a finished (or cached) file."""
+        _drop_taken_headers(facts, covered, root)
+        covered.update(_carried(facts, root, facts.files))
+        for rel, ranges in facts.bodies.items():
+            bodies.setdefault(str(root / rel), tuple(ranges))
+        for rel in facts.inputs:
+            includers[str(root / rel)] = includers.get(str(root / rel), 0) + 1
+
     total = len(sources.sources) + len(sources.headers)
     done = 0
     for path, why in sources.skipped:
@@ -160,18 +168,24 @@ def collect(
             phase = [h for h in sources.headers if str(h) not in seen]
             total = len(sources.sources) + len(phase)
         hits, misses = cached(phase)
-        workers = config.effective_jobs()
+        for facts in hits:  # before any parse starts: what they carry need not be parsed again
+            absorb(facts)
+            done += 1
+            if progress:
+                progress(done, total, facts.path)
+            yield facts
         fresh = run_jobs(
-            jobs_for(misses), setup, watched, config.max_file_size, workers, config.timeout, before
+            jobs_for(misses),
+            setup,
+            watched,
+            config.max_file_size,
+            config.effective_jobs(),
+            config.timeout,
+            before,
+            on_result=absorb,
         )
-        for facts in itertools.chain(hits, fresh):
-            _drop_taken_headers(facts, covered, root)
-            covered |= _carried(facts, root, facts.files)
-            for rel, ranges in facts.bodies.items():
-                bodies.setdefault(str(root / rel), tuple(ranges))
-            for rel in facts.inputs:
-                includers[str(root / rel)] = includers.get(str(root / rel), 0) + 1
-            if cache is not None and not any(facts is h for h in hits):
+        for facts in fresh:
+            if cache is not None:
                 cache.put(root / facts.path, root, flags.get(str(root / facts.path), ()), facts)
             done += 1
             if progress:

@@ -75,8 +75,13 @@ def run_jobs(
     timeout: float,
     before_dispatch: Callable[[ParseJob], ParseJob] | None = None,
     parse: ParseFn = parse_file,
+    on_result: Callable[[FileFacts], None] | None = None,
 ) -> Iterator[FileFacts]:
-    """Yield FileFacts as files finish (completion order)."""
+    """Yield FileFacts as files finish (completion order).
+
+    ``on_result`` sees each result before the worker that produced it gets its next file, so
+    what the next parse may skip is up to date; the caller's own work on a result (rules,
+    reports) then overlaps with the workers' parsing instead of holding a worker idle."""
     pending = list(jobs)
     pending.reverse()
     if not pending:
@@ -119,6 +124,18 @@ def run_jobs(
                         yield FileFacts(path=rel, status=f"error: libclang crashed on this file ({why})")
                         continue
                     slot.job = None
+                    if on_result is not None:
+                        on_result(result)
+                    if pending:
+                        job = pending.pop()
+                        if before_dispatch:
+                            job = before_dispatch(job)
+                        slot.job, slot.started = job, time.monotonic()
+                        try:
+                            slot.conn.send(job)
+                        except (BrokenPipeError, OSError):
+                            slot.job = None
+                            pending.append(job)
                     yield result
                 elif time.monotonic() - slot.started > timeout:
                     slot.stop(kill=True)
