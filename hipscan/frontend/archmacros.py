@@ -18,13 +18,23 @@ NAME = re.compile(r"[A-Za-z_]\w*")
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 
+# a type alias on one line (`typedef __hip_bfloat16 __nv_bfloat16;`, `using half_t = __half;`),
+# kept with the directives so a HIP-only branch's stand-in types are known too
+ALIAS = re.compile(r"^\s*(?:typedef\b[^;{}()]*?\b(\w+)\s*;|using\s+(\w+)\s*=)")
+
+
 def _directives(text: str) -> list[tuple[str, str]]:
+    """(kind, rest) per directive, plus ("alias", name) per one-line type alias."""
     text = COMMENT.sub(" ", text.replace("\\\r\n", " ").replace("\\\n", " "))
     out = []
     for line in text.splitlines():
         m = DIRECTIVE.match(line)
         if m:
             out.append((m.group(1), m.group(2)))
+        elif "typedef" in line or "using" in line:
+            a = ALIAS.match(line)
+            if a:
+                out.append(("alias", a.group(1) or a.group(2)))
     return out
 
 
@@ -99,10 +109,10 @@ TO_HIP = re.compile(r"^\s*(\([^)]*\))?\s*(hip|__hip|rocblas|hipblas|hipcub|rocpr
 
 
 def hip_provided_names(files: list[Path], root: Path | None = None, limit: int = 2_000_000) -> frozenset[str]:
-    """Names the project defines itself for its HIP build: macros in a branch only a HIP build
-    takes (`#ifdef USE_ROCM` ... `#define __shfl_xor_sync(m, v, o, w) __shfl_xor(v, o, w)`), in a
-    header named for HIP (vendors/hip.h), or mapping a name onto a HIP one. Findings about such a
-    name describe a construct the project has already ported."""
+    """Names the project defines itself for its HIP build: macros and type aliases in a branch
+    only a HIP build takes (`#ifdef USE_ROCM` ... `#define __shfl_xor_sync(m, v, o, w)
+    __shfl_xor(v, o, w)`), in a header named for HIP (vendors/hip.h), or mapping a name onto a
+    HIP one. Findings about such a name describe a construct the project has already ported."""
     from hipscan.platforms import hip_build, hip_choice
 
     build = hip_build()
@@ -118,11 +128,11 @@ def hip_provided_names(files: list[Path], root: Path | None = None, limit: int =
                 stack[-1].append((kind, rest.strip() if kind == "elif" else ""))
             elif kind == "endif" and stack:
                 stack.pop()
-            elif kind == "define":
+            elif kind in ("define", "alias"):
                 m = NAME.match(rest.strip())
                 if not m:
                     continue
-                body = rest.strip()[m.end() :]
+                body = rest.strip()[m.end() :] if kind == "define" else ""
                 if (
                     hip_file
                     or TO_HIP.match(body)

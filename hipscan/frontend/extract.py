@@ -182,6 +182,34 @@ def children(cursor: ci.Cursor) -> list[ci.Cursor]:
     return found
 
 
+_lib.clang_getSpecializedCursorTemplate.restype = ci.Cursor
+_lib.clang_getSpecializedCursorTemplate.argtypes = [ci.Cursor]
+_FUNCTION_DECL = K.FUNCTION_DECL.value
+
+
+def _instantiation(c: ci.Cursor) -> bool:
+    """An explicit instantiation (`template __global__ void k<float>(...);`): libclang shows it as
+    a function at its template's own location, with the template's body instantiated."""
+    template = _lib.clang_getSpecializedCursorTemplate(c)
+    if template is None or template.kind != K.FUNCTION_TEMPLATE:
+        return False
+    return template.location == c.location
+
+
+_lib.clang_getNumOverloadedDecls.restype = ctypes.c_uint
+_lib.clang_getNumOverloadedDecls.argtypes = [ci.Cursor]
+
+
+def _first_overload(ref: ci.Cursor) -> ci.Cursor | None:
+    if not _lib.clang_getNumOverloadedDecls(ref):
+        return None
+    decl = _lib.clang_getOverloadedDecl(ref, 0)
+    if decl is None:
+        return None
+    decl._tu = ref._tu
+    return decl
+
+
 def callee_name(call: ci.Cursor) -> str:
     """The called name, also for a call in a template whose arguments have dependent types
     (clang keeps it unresolved: the callee is an overload set, the call has no spelling)."""
@@ -194,7 +222,7 @@ def callee_name(call: ci.Cursor) -> str:
         target = inner[0] if inner else None
     if target is not None and target.kind == K.DECL_REF_EXPR and not target.spelling:
         inner = children(target)
-        target = inner[0] if len(inner) == 1 and inner[0].kind == K.OVERLOADED_DECL_REF else None
+        target = inner[-1] if inner and inner[-1].kind == K.OVERLOADED_DECL_REF else None
     return target.spelling if target is not None else ""
 
 
@@ -341,6 +369,8 @@ class Extractor:
             self.unresolved_call(c, kids, space, fname)
         else:
             if kid in _FUNCTION_IDS:
+                if kid == _FUNCTION_DECL and _instantiation(c):
+                    return  # its template's body, read once already (with dependent types)
                 space, fname = self.function(c, space, fname)
             elif kid == _CALL_EXPR:
                 self.call(c, space, fname, parents)
@@ -486,12 +516,14 @@ class Extractor:
         if not callee and target is not None:
             callee = target.spelling
             if not callee and target.kind == K.DECL_REF_EXPR:  # dependent call in a template
-                inner = children(target)
-                if len(inner) == 1 and inner[0].kind == K.OVERLOADED_DECL_REF:
-                    target = inner[0]
+                inner = children(target)  # [namespace refs...,] the overload set
+                if inner and inner[-1].kind == K.OVERLOADED_DECL_REF:
+                    target = inner[-1]
                     callee = target.spelling
         if not callee or callee in CONFIG_FUNCTIONS:
             return
+        if target is not None and target.kind in (K.NAMESPACE_REF, K.TYPE_REF, K.TEMPLATE_REF):
+            return  # a dependent construction (`cg::plus<T>()`), not a call
         loc_cursor = (
             target
             if target is not None
@@ -513,6 +545,8 @@ class Extractor:
             if base is not None:
                 member_of = _strip_type(base.type.spelling)
         ref = c.referenced
+        if ref is None and target is not None and target.kind == K.OVERLOADED_DECL_REF:
+            ref = _first_overload(target)  # a dependent call: name its namespace from a candidate
         if ref is not None and ref.kind not in CALLABLE_KINDS:
             return  # construction (often implicit, e.g. dim3 from an int) or a cast, not a call
         qual = (

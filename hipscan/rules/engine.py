@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipscan.apitable import ApiTable, load_api_table
-from hipscan.facts import CallFact, FileFacts, IdentFact, LiteralFact
+from hipscan.facts import CallFact, DeclFact, FileFacts, IdentFact, LiteralFact
 from hipscan.model import SEVERITIES, Finding
 from hipscan.resources import rules_dir
 from hipscan.rules.matchers import FACT_LISTS, MATCHERS, TUIndex, common_ok, version_key
@@ -225,7 +226,7 @@ class RuleSet:
                 continue
             if _suppressed(facts, rule, loc[0], loc[1]) or loc[:2] in off_hip:
                 continue
-            if options.hip_names and _subject(fact) in options.hip_names:
+            if options.hip_names and not options.hip_names.isdisjoint(_subjects(fact)):
                 continue  # the project's HIP build has its own definition of this name
             values = {
                 "context": getattr(fact, "context", ""),
@@ -259,16 +260,21 @@ class RuleSet:
         return out
 
 
-def _subject(fact: object) -> str:
-    """The CUDA name a finding is about: the called function, the identifier, or the function a
-    literal argument is passed to (the mask of `__shfl_xor_sync`)."""
+def _subjects(fact: object) -> set[str]:
+    """The CUDA names a finding is about: the called function, the identifier, the function a
+    literal argument is passed to (the mask of `__shfl_xor_sync`), the names in a declared type."""
     if isinstance(fact, CallFact):
-        return fact.callee
+        return {fact.callee}
     if isinstance(fact, IdentFact):
-        return fact.name
+        return {fact.name}
     if isinstance(fact, LiteralFact) and fact.role == "arg":
-        return fact.op
-    return ""
+        return {fact.op}
+    if isinstance(fact, DeclFact):
+        return set(_TYPE_NAME.findall(fact.type))
+    return set()
+
+
+_TYPE_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 def _suppressed(facts: FileFacts, rule: Rule, path: str, line: int) -> bool:
