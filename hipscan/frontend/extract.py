@@ -210,6 +210,17 @@ def _first_overload(ref: ci.Cursor) -> ci.Cursor | None:
     return decl
 
 
+def _shifted_one(value: int, literal: ci.Cursor, parents: list[ci.Cursor]) -> bool:
+    """`1 << lane`: a one-lane bit, recorded so a 32-bit lane bit can be told (every other 1 is not)."""
+    if value != 1 or not parents:
+        return False
+    p = parents[-1]
+    if p.kind != K.BINARY_OPERATOR or binary_operator(p) != "<<":
+        return False
+    first = next(iter(children(p)), None)
+    return first is not None and first.extent.start.offset == literal.extent.start.offset
+
+
 def callee_name(call: ci.Cursor) -> str:
     """The called name, also for a call in a template whose arguments have dependent types
     (clang keeps it unresolved: the callee is an overload set, the call has no spelling)."""
@@ -718,7 +729,11 @@ class Extractor:
 
     def literal(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
         value = evaluate_int(c)
-        if value is None or (value not in WARP_VALUES and not self._watched_argument(parents)):
+        if value is None or (
+            value not in WARP_VALUES
+            and not self._watched_argument(parents)
+            and not _shifted_one(value, c, parents)
+        ):
             return
         where = self.loc(c)
         if where is None:
