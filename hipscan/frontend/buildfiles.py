@@ -16,7 +16,8 @@ from hipscan.facts import BuildFact, Loc
 # (kind, pattern) per build tool; the value is group "v" when present, else the whole match.
 CMAKE = [
     ("language", re.compile(r"enable_language\s*\(\s*(?P<v>CUDA)\b", re.I)),
-    ("language", re.compile(r"\bproject\s*\([^)]*LANGUAGES[^)]*\b(?P<v>CUDA)\b", re.I)),
+    ("language", re.compile(r"\b(?i:project)\s*\([^)]*\b(?P<v>CUDA)\b")),  # with or without LANGUAGES
+    ("language", re.compile(r"\bLANGUAGE\s+(?P<v>CUDA)\b")),  # a source file property
     ("architecture", re.compile(r"\b(?P<v>(?:CMAKE_)?CUDA_ARCHITECTURES)\b")),
     (
         "package",
@@ -40,6 +41,7 @@ FLAGS = [
         re.compile(r"(?<![\w-])(?P<v>-rdc(?:=true)?|--relocatable-device-code(?:=true)?)(?![\w-])"),
     ),
     ("flag", re.compile(r"(?<![\w-])(?P<v>-dc|-G|--device-debug)(?![\w=-])"), NVCC_LINE),
+    ("flag", re.compile(r"(?<![\w-])(?P<v>--?x\s+cu)\b")),  # nvcc's language switch
     (
         "architecture",
         re.compile(
@@ -67,6 +69,7 @@ FLAGS = [
 ]
 SETUP = [
     ("extension", re.compile(r"\b(?P<v>CUDAExtension|BuildExtension)\b")),
+    ("package", re.compile(r"\b(?P<v>CUDA_HOME)\b")),
     (
         "library",
         re.compile(
