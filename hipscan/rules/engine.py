@@ -49,6 +49,21 @@ class _ApplyContext:
     rocm_version: tuple[int, ...]
 
 
+# Per fact kind: the block condition that lists exact values and the fact field it tests. Blocks
+# are indexed by those values, so a fact is tried only against the blocks that can match it (a
+# literal 32 never meets a block for 0xffffffff); blocks without the condition are tried on all.
+INDEX_KEYS = {
+    "call": ("callee", "callee"),
+    "ident": ("name", "name"),
+    "literal": ("value", "value"),
+    "decl": ("kind", "kind"),
+    "directive": ("kind", "kind"),
+    "include": ("name", "name"),
+    "member": ("member", "member"),
+    "build": ("kind", "kind"),
+}
+
+
 class RuleSet:
     """The loaded rules plus the indexes ``apply`` needs to stay fast on large files."""
 
@@ -85,13 +100,8 @@ class RuleSet:
         self._generic: dict[str, list] = defaultdict(list)
         for r in self.rules:
             for bi, spec in enumerate(r.match):
-                names = (
-                    spec.get("callee")
-                    if spec.fact == "call"
-                    else spec.get("name")
-                    if spec.fact == "ident"
-                    else None
-                )
+                cond = INDEX_KEYS.get(spec.fact, ("", ""))[0]
+                names = spec.get(cond) if cond else None
                 if names:
                     for n in names:
                         self._named[spec.fact][n].append((r, bi, spec))
@@ -170,8 +180,9 @@ class RuleSet:
             if not generic and not named:
                 continue
             matcher = MATCHERS[kind]
+            key_field = INDEX_KEYS.get(kind, ("", ""))[1]
             for fact in getattr(facts, list_name):
-                key_name = fact.callee if kind == "call" else getattr(fact, "name", None)
+                key_name = getattr(fact, key_field, None) if key_field else None
                 cands = generic
                 if named and key_name in named:
                     cands = sorted(
