@@ -142,6 +142,7 @@ class LiteralFact:
     # name the use site shows)
     macro: str = ""
     written: str = ""
+    expr: str = ""  # the whole expression the literal sits in (up to the statement), ≤ 200 chars
 
 
 @dataclass(frozen=True, slots=True)

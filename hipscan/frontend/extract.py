@@ -808,8 +808,18 @@ class Extractor:
                 other_type=other_type,
                 macro=macro,
                 written=written,
+                expr=self.whole_expression(c, parents),
             )
         )
+
+    def whole_expression(self, c: ci.Cursor, parents: list[ci.Cursor]) -> str:
+        """The outermost expression around ``c`` (up to its statement or declaration)."""
+        top = c
+        for p in reversed(parents):
+            if not p.kind.is_expression():
+                break
+            top = p
+        return self.text(top, 200)
 
     def macro_literal(self, name: str, value: int) -> tuple[Loc, str] | None:
         """Where the project macro ``name`` writes the literal ``value``: (location, text)."""
@@ -922,6 +932,7 @@ class Extractor:
                     op=op,
                     other=self.text(other, 200),
                     other_type=other.type.spelling,
+                    expr=self.whole_expression(c, parents),
                 )
             )
 

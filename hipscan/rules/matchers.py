@@ -400,10 +400,12 @@ def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dic
         and _not_re(spec, "not_other_regex", f.other)
         and _re(spec, "other_type_regex", f.other_type)
         and _re(spec, "spelling_regex", f.spelling)
+        and _not_re(spec, "not_expr_regex", f.expr)
     ):
         return None
     return {
         "match": f.spelling,
+        "expr": f.expr,
         "value": str(f.value),
         "spelling": f.spelling,
         "written": f.written or f.spelling,

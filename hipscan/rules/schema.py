@@ -197,6 +197,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "not_other_regex": "regex",
         "other_type_regex": "regex",
         "spelling_regex": "regex",
+        "not_expr_regex": "regex",  # the whole expression around the literal must not match
     },
     "member": {"member": "strs", "record_regex": "regex", "expr_regex": "regex"},
     "assign": {
@@ -253,7 +254,9 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     "asm": frozenset({"text", "instruction", "instructions", "register", "registers"}),
     "decl": frozenset({"name", "type", "kind", "storage", "init", "array_dims"}),
     "ident": frozenset({"name"}),
-    "literal": frozenset({"value", "spelling", "written", "macro", "role", "op", "other", "other_type"}),
+    "literal": frozenset(
+        {"value", "spelling", "written", "macro", "role", "op", "other", "other_type", "expr"}
+    ),
     "member": frozenset({"member", "record", "expr"}),
     "assign": frozenset({"op", "lhs_type", "rhs_type", "rhs"}),
     "include": frozenset({"name", "resolved"}),
