@@ -69,7 +69,8 @@ FLAGS = [
 ]
 SETUP = [
     ("extension", re.compile(r"\b(?P<v>CUDAExtension|BuildExtension)\b")),
-    ("package", re.compile(r"\b(?P<v>CUDA_HOME)\b")),
+    # CUDA_HOME where it is tested (`CUDA_HOME is not None`, `if CUDA_HOME`), not imported
+    ("package", re.compile(r"\b(?P<v>CUDA_HOME)\s*(?:is\b|==|!=)|\b(?:if|and|or|not)\s+(?P<w>CUDA_HOME)\b")),
     (
         "library",
         re.compile(
@@ -77,6 +78,9 @@ SETUP = [
         ),
     ),
 ]
+
+
+HIP_AWARE_SETUP = re.compile(r"\bROCM_HOME\b|\bHIP_HOME\b|torch\.version\.hip\b")
 
 
 def _scan_lines(text: str, rel: str, tool: str, patterns: list) -> list[BuildFact]:
@@ -87,8 +91,9 @@ def _scan_lines(text: str, rel: str, tool: str, patterns: list) -> list[BuildFac
             if context and not context[0].search(code):
                 continue
             for m in pattern.finditer(code):
-                value = m.groupdict().get("v") or m.group(0)
-                start = m.start("v") if m.groupdict().get("v") else m.start()
+                group = next((g for g in ("v", "w") if m.groupdict().get(g)), None)
+                value = m.group(group) if group else m.group(0)
+                start = m.start(group) if group else m.start()
                 out.append(BuildFact(kind=kind, value=value, loc=Loc(rel, lineno, start + 1), tool=tool))
     return out
 
@@ -102,7 +107,10 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
     if name == "compile_commands.json":
         return _scan_lines(text, rel, "compile_commands", FLAGS)
     if name == "setup.py":
-        return _scan_lines(text, rel, "setuptools", SETUP + FLAGS)
+        facts = _scan_lines(text, rel, "setuptools", SETUP + FLAGS)
+        if HIP_AWARE_SETUP.search(text):  # the script already chooses a ROCm build itself
+            facts = [f for f in facts if f.value != "CUDA_HOME"]
+        return facts
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         return _scan_lines(text, rel, "cmake", CMAKE + FLAGS)
     return _scan_lines(text, rel, "make", FLAGS)

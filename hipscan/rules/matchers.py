@@ -85,6 +85,23 @@ class TUIndex:
         for i in facts.idents:
             self._idents[(i.loc.path, i.function)].add(i.name)
 
+    def widths_within(self, function: str, callees: tuple[str, ...], limit: int) -> bool:
+        """Whether every call to ``callees`` in ``function`` passes an explicit width of at most
+        ``limit`` (the argument after the lane/offset: 4th of a _sync shuffle, 3rd otherwise):
+        such code works in sub-groups of that many lanes, which a 64-wide wavefront keeps."""
+        found = False
+        for c in self._calls:
+            if c.function != function or c.callee not in callees:
+                continue
+            at = 3 if c.callee.endswith("_sync") else 2
+            if len(c.args) <= at:
+                return False
+            m = re.fullmatch(r"\(?\s*(\d+)[uU]?\s*\)?", c.args[at].strip())
+            if m is None or int(m.group(1)) > limit:
+                return False
+            found = True
+        return found
+
     def idents_in(self, path: str, function: str) -> set[str]:
         """Watched identifiers used in one function."""
         return self._idents.get((path, function), set())
@@ -650,6 +667,15 @@ def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
         return False
     unwanted = spec.conds.get("not_function_calls")
     if unwanted is not None and function and index.callees[function] & set(unwanted):
+        return False
+    width = spec.conds.get("unless_width_le")
+    if (
+        width is not None
+        and function
+        and index.widths_within(
+            function, tuple(spec.conds.get("function_calls") or spec.conds.get("op") or ()), width
+        )
+    ):
         return False
     callbacks = spec.conds.get("in_callback_of")
     if callbacks is not None:
