@@ -1,8 +1,9 @@
 """Lines a HIP build for AMD GPUs never compiles, or that a project wrote for AMD already.
 
-Findings in the CUDA arm of a HIP test (`#ifdef USE_ROCM ... #else <CUDA code> #endif`) or in a
-chain that picks between AMD architectures (`#ifdef __GFX9__`) describe code that is not part of
-the port (see hipscan.platforms for how branches are decided).
+Findings in the CUDA arm of a HIP test (`#ifdef USE_ROCM ... #else <CUDA code> #endif`), in its
+HIP arm (the project's own HIP code), or in a chain that picks between AMD architectures
+(`#ifdef __GFX9__`) describe code that is not part of the port (see hipscan.platforms for how
+branches are decided).
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from hipscan.platforms import HipBuild, hip_build, hip_choice, tests_amd_arch
 
 
 def outside_hip_build(branch: BranchFact, build: HipBuild) -> bool:
-    """Whether a HIP build for AMD leaves this branch out, or the chain picks between AMD
+    """Whether a HIP build for AMD leaves this branch out, only a HIP build compiles it (the
+    project's own HIP code, `#define BNB_WARP_SIZE 32 // RDNA`), or the chain picks between AMD
     architectures: either way the project has already decided what AMD compiles here."""
     if tests_amd_arch(branch.chain, build):
         return True
-    on_hip, _on_cuda = hip_choice(branch.chain, build)
-    return on_hip is False
+    on_hip, on_cuda = hip_choice(branch.chain, build)
+    return on_hip is False or (on_hip is True and on_cuda is False)
 
 
 class OffHipLines:
