@@ -88,19 +88,25 @@ def run_jobs(
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     slots = [_Slot(ctx, setup, watched, max_size, parse) for _ in range(max(1, min(workers, len(pending))))]
+
+    def dispatch(i: int) -> None:
+        """Hand the next pending file to slot ``i`` (a slot whose pipe broke is replaced)."""
+        job = pending.pop()
+        if before_dispatch:
+            job = before_dispatch(job)
+        slot = slots[i]
+        slot.job, slot.started = job, time.monotonic()
+        try:
+            slot.conn.send(job)
+        except (BrokenPipeError, OSError):
+            slots[i] = _Slot(ctx, setup, watched, max_size, parse)
+            pending.append(job)
+
     try:
         while True:
             for i, slot in enumerate(slots):
                 if slot.job is None and pending:
-                    job = pending.pop()
-                    if before_dispatch:
-                        job = before_dispatch(job)
-                    slot.job, slot.started = job, time.monotonic()
-                    try:
-                        slot.conn.send(job)
-                    except (BrokenPipeError, OSError):
-                        slots[i] = _Slot(ctx, setup, watched, max_size, parse)
-                        pending.append(job)
+                    dispatch(i)
             busy = [s for s in slots if s.job is not None]
             if not busy:
                 return
@@ -127,15 +133,7 @@ def run_jobs(
                     if on_result is not None:
                         on_result(result)
                     if pending:
-                        job = pending.pop()
-                        if before_dispatch:
-                            job = before_dispatch(job)
-                        slot.job, slot.started = job, time.monotonic()
-                        try:
-                            slot.conn.send(job)
-                        except (BrokenPipeError, OSError):
-                            slot.job = None
-                            pending.append(job)
+                        dispatch(i)
                     yield result
                 elif time.monotonic() - slot.started > timeout:
                     slot.stop(kill=True)
