@@ -30,6 +30,9 @@ class HipBuild:
     defined: re.Pattern[str]
     undefined: frozenset[str]
     amd_arch: re.Pattern[str]
+    cuda_switch: re.Pattern[str]  # a project's switch for its CUDA code
+    hip_header: re.Pattern[str]  # a project header named for its HIP build
+    to_hip: re.Pattern[str]  # a macro body that maps a name onto a HIP one
 
     def hip_values(self, names: set[str]) -> tuple[dict[str, int], tuple[str, ...]]:
         """Macro values in a HIP build for AMD: markers defined, NVIDIA-only names undefined."""
@@ -45,11 +48,15 @@ class HipBuild:
 @lru_cache(maxsize=1)
 def hip_build() -> HipBuild:
     text = resources.files("hipscan.data").joinpath("platforms.toml").read_text("utf-8")
-    data = tomllib.loads(text)["hip_build"]
+    doc = tomllib.loads(text)
+    data, project = doc["hip_build"], doc["project"]
     return HipBuild(
         defined=re.compile(data["defined_regex"]),
         undefined=frozenset(data["undefined"]),
         amd_arch=re.compile(data["amd_arch_regex"]),
+        cuda_switch=re.compile(project["cuda_switch_regex"]),
+        hip_header=re.compile(project["hip_header_regex"]),
+        to_hip=re.compile(project["to_hip_regex"]),
     )
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from hipscan.platforms import hip_build, hip_choice
+
 BASE = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_FEAT_SM90_ALL"})
 DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif|define|undef)\b(.*)$")
 NAME = re.compile(r"[A-Za-z_]\w*")
@@ -81,14 +83,10 @@ def derived_macros(files: list[Path], limit: int = 2_000_000) -> frozenset[str]:
         arch |= found
 
 
-# A project's own switch for its CUDA code (`#if defined(RAJA_ENABLE_CUDA)`, `#ifdef USE_CUDA`),
-# set by its build system or a generated config header the scan does not have.
-SWITCH = re.compile(r"^(?:\w+_)?(?:ENABLE|USE|USING|WITH|HAVE|BUILD)_CUDA$")
-
-
 def cuda_switches(files: list[Path], given: tuple[str, ...] = (), limit: int = 2_000_000) -> tuple[str, ...]:
     """Switch macros the project tests but never defines itself (nor the user with -D): a
     migration scan wants the CUDA code they guard, which is otherwise skipped unseen."""
+    switch = hip_build().cuda_switch  # which names are such switches: hipscan/data/platforms.toml
     tested: set[str] = set()
     defined: set[str] = {g.split("=", 1)[0] for g in given}
     for f in files:
@@ -98,14 +96,8 @@ def cuda_switches(files: list[Path], given: tuple[str, ...] = (), limit: int = 2
                 if m:
                     defined.add(m.group(0))
             elif kind in ("if", "ifdef", "ifndef", "elif"):
-                tested.update(n for n in NAME.findall(rest) if SWITCH.match(n))
+                tested.update(n for n in NAME.findall(rest) if switch.match(n))
     return tuple(sorted(tested - defined))
-
-
-# a header the project includes only for HIP builds: vendors/hip.h, hip_compat.h, compat_hip.cuh
-HIP_HEADER = re.compile(r"(^|[/_.-])(hip|rocm)([/_.-]|$)", re.I)
-# a definition that maps a name onto HIP's: `#define cudaMalloc hipMalloc`
-TO_HIP = re.compile(r"^\s*(\([^)]*\))?\s*(hip|__hip|rocblas|hipblas|hipcub|rocprim|hiprand|rocrand)", re.I)
 
 
 def hip_provided_names(files: list[Path], root: Path | None = None, limit: int = 2_000_000) -> frozenset[str]:
@@ -113,13 +105,11 @@ def hip_provided_names(files: list[Path], root: Path | None = None, limit: int =
     only a HIP build takes (`#ifdef USE_ROCM` ... `#define __shfl_xor_sync(m, v, o, w)
     __shfl_xor(v, o, w)`), in a header named for HIP (vendors/hip.h), or mapping a name onto a
     HIP one. Findings about such a name describe a construct the project has already ported."""
-    from hipscan.platforms import hip_build, hip_choice
-
     build = hip_build()
     found: set[str] = set()
     for f in files:
         rel = str(f.relative_to(root)) if root is not None and f.is_relative_to(root) else f.name
-        hip_file = bool(HIP_HEADER.search(rel))
+        hip_file = bool(build.hip_header.search(rel))
         stack: list[list[tuple[str, str]]] = []
         for kind, rest in _file_directives(f, limit):
             if kind in ("if", "ifdef", "ifndef"):
@@ -135,7 +125,7 @@ def hip_provided_names(files: list[Path], root: Path | None = None, limit: int =
                 body = rest.strip()[m.end() :] if kind == "define" else ""
                 if (
                     hip_file
-                    or TO_HIP.match(body)
+                    or build.to_hip.match(body)
                     or any(hip_choice(tuple(c), build) == (True, False) for c in stack)
                 ):
                     found.add(m.group(0))

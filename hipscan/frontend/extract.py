@@ -221,19 +221,26 @@ def _shifted_one(value: int, literal: ci.Cursor, parents: list[ci.Cursor]) -> bo
     return first is not None and first.extent.start.offset == literal.extent.start.offset
 
 
-def callee_name(call: ci.Cursor) -> str:
-    """The called name, also for a call in a template whose arguments have dependent types
-    (clang keeps it unresolved: the callee is an overload set, the call has no spelling)."""
-    if call.spelling:
-        return call.spelling
-    kids = children(call)
+def callee_target(kids: list[ci.Cursor]) -> ci.Cursor | None:
+    """The cursor naming a call's callee (its first child, past implicit conversions). For a
+    call in a template whose arguments have dependent types clang keeps the callee unresolved:
+    an unnamed reference whose last child is the overload set, which is returned instead."""
     target = kids[0] if kids else None
     while target is not None and target.kind == K.UNEXPOSED_EXPR:
         inner = children(target)
         target = inner[0] if inner else None
     if target is not None and target.kind == K.DECL_REF_EXPR and not target.spelling:
-        inner = children(target)
-        target = inner[-1] if inner and inner[-1].kind == K.OVERLOADED_DECL_REF else None
+        inner = children(target)  # [namespace refs...,] the overload set
+        if inner and inner[-1].kind == K.OVERLOADED_DECL_REF:
+            return inner[-1]
+    return target
+
+
+def callee_name(call: ci.Cursor) -> str:
+    """The called name, also for a dependent call in a template (see callee_target)."""
+    if call.spelling:
+        return call.spelling
+    target = callee_target(children(call))
     return target.spelling if target is not None else ""
 
 
@@ -483,7 +490,7 @@ class Extractor:
         """__launch_bounds__(...) / __cluster_dims__(...) argument texts, from the tokens before the name."""
         out: dict[str, tuple[str, ...]] = {}
         toks = ft.tokens
-        i = _token_index(ft, start)
+        i = token_index(ft, start)
         while i < len(toks) and (toks[i].line, toks[i].column) < (loc.line, loc.column):
             t = toks[i]
             if t.kind == IDENT and t.text in ("__launch_bounds__", "__cluster_dims__") and i + 1 < len(toks):
@@ -519,18 +526,8 @@ class Extractor:
                 LaunchFact(kernel=kernel, loc=loc, context=space, function=fname, config=config)
             )
             return
-        callee = c.spelling
-        target = kids[0] if kids else None
-        while target is not None and target.kind == K.UNEXPOSED_EXPR:
-            inner = list(children(target))
-            target = inner[0] if inner else None
-        if not callee and target is not None:
-            callee = target.spelling
-            if not callee and target.kind == K.DECL_REF_EXPR:  # dependent call in a template
-                inner = children(target)  # [namespace refs...,] the overload set
-                if inner and inner[-1].kind == K.OVERLOADED_DECL_REF:
-                    target = inner[-1]
-                    callee = target.spelling
+        target = callee_target(kids)
+        callee = c.spelling or (target.spelling if target is not None else "")
         if not callee or callee in CONFIG_FUNCTIONS:
             return
         if target is not None and target.kind in (K.NAMESPACE_REF, K.TYPE_REF, K.TEMPLATE_REF):
@@ -712,7 +709,7 @@ class Extractor:
             return
         loc, absname, off = where
         ft = self.files[absname][1]
-        text = _asm_text(ft, _token_index(ft, off))
+        text = _asm_text(ft, token_index(ft, off))
         ins, regs = parse_asm(text)
         self.facts.asms.append(
             AsmFact(text=text, loc=loc, context=space, function=fname, instructions=ins, registers=regs)
@@ -1086,7 +1083,7 @@ class Extractor:
                 )
 
 
-def _token_index(ft: FileTokens, offset: int) -> int:
+def token_index(ft: FileTokens, offset: int) -> int:
     lo, hi = 0, len(ft.tokens)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -1162,7 +1159,7 @@ def _launch_name(toks: list, i: int):
 
 
 def _launch_config(ft: FileTokens, offset: int) -> tuple[str, ...]:
-    i = _token_index(ft, offset)
+    i = token_index(ft, offset)
     toks = ft.tokens
     for j in range(i, min(i + 64, len(toks))):
         if toks[j].text == "<<<":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import os
 import re
@@ -14,7 +13,7 @@ import clang.cindex as ci
 
 from hipscan.facts import FileFacts
 from hipscan.frontend.clang import KEEP_GOING, ParseSetup, skipped_ranges
-from hipscan.frontend.extract import Extractor, relpath
+from hipscan.frontend.extract import Extractor, relpath, token_index
 from hipscan.frontend.tokens import COMMENT, DEVICE_PASS_MACROS, FileTokens, tokenize
 
 DETAILED_RECORD = 0x01  # needed for clang_getSkippedRanges
@@ -318,8 +317,7 @@ def _device_pass_lines(files: dict[str, tuple[str, FileTokens]]) -> dict[str, li
             if not device:
                 continue
             first, last = ft.line_col(start)[0], ft.line_col(max(start, end - 1))[0]
-            offsets = [t.offset for t in ft.tokens]
-            i, j = bisect.bisect_left(offsets, start), bisect.bisect_left(offsets, end)
+            i, j = token_index(ft, start), token_index(ft, end)
             if any(t.kind != COMMENT and t.text in ("(", "=", "[") for t in ft.tokens[i:j]):
                 out.setdefault(rel, []).append((first, last))
     return out

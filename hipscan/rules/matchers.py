@@ -85,18 +85,18 @@ class TUIndex:
         for i in facts.idents:
             self._idents[(i.loc.path, i.function)].add(i.name)
 
-    def widths_within(self, function: str, callees: tuple[str, ...], limit: int) -> bool:
-        """Whether every call to ``callees`` in ``function`` passes an explicit width of at most
-        ``limit`` (the argument after the lane/offset: 4th of a _sync shuffle, 3rd otherwise):
-        such code works in sub-groups of that many lanes, which a 64-wide wavefront keeps."""
+    def widths_within(self, function: str, width_args: tuple[str, ...], limit: int) -> bool:
+        """Whether every call in ``function`` to a callee of ``width_args`` ("callee:index", the
+        index of its width argument) passes an explicit width of at most ``limit``: such code
+        works in sub-groups of that many lanes, which a 64-wide wavefront keeps."""
+        at = {callee: int(i) for callee, _, i in (w.partition(":") for w in width_args)}
         found = False
         for c in self._calls:
-            if c.function != function or c.callee not in callees:
+            if c.function != function or c.callee not in at:
                 continue
-            at = 3 if c.callee.endswith("_sync") else 2
-            if len(c.args) <= at:
+            if len(c.args) <= at[c.callee]:
                 return False
-            m = re.fullmatch(r"\(?\s*(\d+)[uU]?\s*\)?", c.args[at].strip())
+            m = re.fullmatch(r"\(?\s*(\d+)[uU]?\s*\)?", c.args[at[c.callee]].strip())
             if m is None or int(m.group(1)) > limit:
                 return False
             found = True
@@ -672,9 +672,7 @@ def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
     if (
         width is not None
         and function
-        and index.widths_within(
-            function, tuple(spec.conds.get("function_calls") or spec.conds.get("op") or ()), width
-        )
+        and index.widths_within(function, spec.conds.get("width_arg", ()), width)
     ):
         return False
     callbacks = spec.conds.get("in_callback_of")

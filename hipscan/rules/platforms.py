@@ -8,17 +8,24 @@ branches are decided).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from hipscan.facts import BranchFact
-from hipscan.platforms import HipBuild, hip_build, hip_choice, tests_amd_arch
+from hipscan.platforms import Chain, HipBuild, hip_build, hip_choice, tests_amd_arch
 
 
 def outside_hip_build(branch: BranchFact, build: HipBuild) -> bool:
     """Whether a HIP build for AMD leaves this branch out, only a HIP build compiles it (the
     project's own HIP code, `#define BNB_WARP_SIZE 32 // RDNA`), or the chain picks between AMD
     architectures: either way the project has already decided what AMD compiles here."""
-    if tests_amd_arch(branch.chain, build):
+    return _decided(branch.chain, build)
+
+
+@lru_cache(maxsize=8192)
+def _decided(chain: Chain, build: HipBuild) -> bool:  # chains recur across files (include guards)
+    if tests_amd_arch(chain, build):
         return True
-    on_hip, on_cuda = hip_choice(branch.chain, build)
+    on_hip, on_cuda = hip_choice(chain, build)
     return on_hip is False or (on_hip is True and on_cuda is False)
 
 

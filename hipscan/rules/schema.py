@@ -152,9 +152,10 @@ COMMON_KEYS = {
     "function_regex": "regex",  # enclosing function name
     "function_calls": "strs",  # the enclosing function also calls one of these
     "not_function_calls": "strs",
-    # skip when every call to the block's function_calls (or op) callees in the enclosing function
-    # passes an explicit width of at most this many lanes (a 32-lane sub-group reduction)
+    # skip when every call to a `width_arg` callee ("callee:index" of its width argument) in the
+    # enclosing function passes an explicit width of at most this many lanes (a sub-group)
     "unless_width_le": "int",
+    "width_arg": "strs",
     "in_callback_of": "strs",  # "cudaLaunchHostFunc:1": enclosing function is passed there
     "path_regex": "regex",
 }
