@@ -1,0 +1,133 @@
+"""List where a code base's ROCm view differs from its CUDA original: the port's edits, to label.
+
+    python3 benchmarks/ports/hunks.py CUDA_DIR HIP_DIR [--name deepspeed] [--check]
+
+CUDA_DIR and HIP_DIR are prepare.py's output for --view cuda and --view hip. Both keep every
+line at its upstream number, so a hunk is a run of lines whose text differs: `-` lines the CUDA
+original compiles and the ROCm build does not (what the port replaced or removed), `+` lines
+only the ROCm build compiles (what it put there). Directive lines are left out. With --check,
+the labels in <name>.csv are checked against the hunks: an `edit` should overlap a hunk's `-`
+lines (or sit next to a pure insertion) and a `left-alone` should not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from prepare import SOURCE_SUFFIXES  # noqa: E402
+
+
+@dataclass
+class Hunk:
+    """A run of differing lines in one file (line numbers 1-based, upstream numbering)."""
+
+    path: str
+    cuda: list[tuple[int, str]]
+    hip: list[tuple[int, str]]
+
+    @property
+    def first(self) -> int:
+        lines = [n for n, _ in self.cuda] or [n for n, _ in self.hip]
+        return min(lines)
+
+    @property
+    def last(self) -> int:
+        lines = [n for n, _ in self.cuda] or [n for n, _ in self.hip]
+        return max(lines)
+
+
+def _code(line: str) -> str:
+    text = line.strip()
+    return "" if text.startswith("#") and not text.startswith(("#include", "#define", "#pragma")) else text
+
+
+def file_hunks(rel: str, cuda_text: str, hip_text: str, gap: int = 2) -> list[Hunk]:
+    """Hunks of one file; runs closer than `gap` unchanged lines are merged."""
+    a = cuda_text.splitlines()
+    b = hip_text.splitlines()
+    n = max(len(a), len(b))
+    a += [""] * (n - len(a))
+    b += [""] * (n - len(b))
+    hunks: list[Hunk] = []
+    cur: Hunk | None = None
+    last_diff = -10
+    for i in range(n):
+        ca, cb = _code(a[i]), _code(b[i])
+        if a[i].strip() == b[i].strip() or (not ca and not cb):
+            continue
+        if cur is None or i - last_diff > gap:
+            cur = Hunk(rel, [], [])
+            hunks.append(cur)
+        if ca:
+            cur.cuda.append((i + 1, a[i].rstrip()))
+        if cb:
+            cur.hip.append((i + 1, b[i].rstrip()))
+        last_diff = i
+    return [h for h in hunks if h.cuda or h.hip]
+
+
+def all_hunks(cuda_dir: Path, hip_dir: Path) -> list[Hunk]:
+    out = []
+    for path in sorted(cuda_dir.rglob("*")):
+        if not path.is_file() or not path.name.endswith(SOURCE_SUFFIXES):
+            continue
+        rel = path.relative_to(cuda_dir).as_posix()
+        other = hip_dir / rel
+        if not other.exists():
+            continue
+        out.extend(file_hunks(rel, path.read_text(errors="replace"), other.read_text(errors="replace")))
+    return out
+
+
+def check(hunks: list[Hunk], labels: list[dict]) -> list[str]:
+    """Labels that disagree with the diff (an edit with no hunk near, a left-alone inside one)."""
+    by_path: dict[str, list[Hunk]] = {}
+    for h in hunks:
+        by_path.setdefault(h.path, []).append(h)
+    problems = []
+    for lab in labels:
+        line, end = int(lab["line"]), int(lab.get("end_line") or lab["line"])
+        near = [h for h in by_path.get(lab["path"], []) if h.first - 2 <= end and line <= h.last + 2]
+        if lab["kind"] == "edit" and not near:
+            problems.append(f"{lab['path']}:{line}: edit label but the port changed nothing there")
+        changed = {n for h in by_path.get(lab["path"], []) for n, _ in h.cuda}
+        if lab["kind"] == "left-alone" and changed & set(range(line, end + 1)):
+            problems.append(f"{lab['path']}:{line}: left-alone label on a line the port changed")
+    return problems
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cuda_dir", type=Path)
+    ap.add_argument("hip_dir", type=Path)
+    ap.add_argument("--name", help="code base name (labels file for --check)")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--path", help="only files under this path")
+    args = ap.parse_args()
+    hunks = all_hunks(args.cuda_dir, args.hip_dir)
+    if args.path:
+        hunks = [h for h in hunks if h.path.startswith(args.path)]
+    if args.check:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from accuracy import load_labels
+
+        name = args.name or args.cuda_dir.name
+        problems = check(hunks, load_labels(Path(__file__).resolve().parent / f"{name}.csv"))
+        print("\n".join(problems) or "labels agree with the diff")
+        return 1 if problems else 0
+    for h in hunks:
+        print(f"== {h.path}:{h.first}-{h.last}")
+        for n, text in h.cuda:
+            print(f"-{n:>6}: {text}")
+        for n, text in h.hip:
+            print(f"+{n:>6}: {text}")
+    print(f"{len(hunks)} hunks", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

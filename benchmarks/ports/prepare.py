@@ -1,0 +1,195 @@
+"""Cut the CUDA original (or the ROCm view) of each code base out of a local git copy.
+
+    python3 benchmarks/ports/prepare.py --git deepspeed=/path/to/DeepSpeed.git ... OUT
+    python3 benchmarks/ports/prepare.py --mirrors DIR OUT      # DIR/<owner>+<name>/repo or DIR/<name>
+
+Fetches nothing: each code base must already be a git directory (bare or not) holding the
+commit named in codebases.toml. The folders listed under `paths` are exported with
+`git archive` into OUT/<name>/ and every C/C++/CUDA file is passed through `unifdef -l` with
+the code base's `cuda` arguments (or `hip` ones with --view hip), so the HIP arms are gone and
+every line keeps its number: a label's line is the same in the CUDA original, the ROCm view
+and the upstream file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import io
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import tomllib
+
+HERE = Path(__file__).resolve().parent
+SOURCE_SUFFIXES = (
+    ".cu",
+    ".cuh",
+    ".h",
+    ".hh",
+    ".hpp",
+    ".hxx",
+    ".c",
+    ".cc",
+    ".cpp",
+    ".cxx",
+    ".inl",
+    ".H",
+    ".tcc",
+)
+
+
+@dataclass(frozen=True)
+class CodeBase:
+    """One code base as codebases.toml describes it."""
+
+    name: str
+    repo: str
+    commit: str
+    arm: str
+    paths: tuple[str, ...]
+    exclude: tuple[str, ...] = ()
+    cuda: tuple[str, ...] = ()
+    hip: tuple[str, ...] = ()
+    scan_args: tuple[str, ...] = ()
+
+
+def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
+    """Read the code bases, in file order."""
+    data = tomllib.loads(path.read_text())
+    out = []
+    for name, entry in data.items():
+        out.append(
+            CodeBase(
+                name=name,
+                repo=entry["repo"],
+                commit=entry["commit"],
+                arm=entry.get("arm", ""),
+                paths=tuple(entry["paths"]),
+                exclude=tuple(entry.get("exclude", ())),
+                cuda=tuple(entry.get("cuda", ())),
+                hip=tuple(entry.get("hip", ())),
+                scan_args=tuple(entry.get("scan_args", ())),
+            )
+        )
+    return out
+
+
+def find_git(cb: CodeBase, mirrors: Path | None, explicit: dict[str, Path]) -> Path | None:
+    """The git directory holding a code base: --git NAME=PATH, or a folder under --mirrors."""
+    if cb.name in explicit:
+        return explicit[cb.name]
+    if mirrors is None:
+        return None
+    owner_name = cb.repo.replace("/", "+")
+    for cand in (
+        mirrors / owner_name / "repo",
+        mirrors / owner_name,
+        mirrors / cb.name,
+        mirrors / cb.repo.split("/")[1],
+    ):
+        if cand.exists():
+            return cand
+    return None
+
+
+def excluded(rel: str, globs: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(rel, g) or rel.startswith(g.rstrip("/") + "/") for g in globs)
+
+
+def export(cb: CodeBase, git_dir: Path, dest: Path) -> list[Path]:
+    """Write the code base's folders at its commit under dest; return the files written."""
+    proc = subprocess.run(
+        [
+            "git",
+            f"--git-dir={git_dir}" if (git_dir / "HEAD").exists() else f"-C{git_dir}",
+            "archive",
+            cb.commit,
+            *cb.paths,
+        ],
+        capture_output=True,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"{cb.name}: git archive failed: {proc.stderr.decode().strip().splitlines()[-1:]}")
+    written = []
+    with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
+        for member in tar.getmembers():
+            if not member.isfile() or excluded(member.name, cb.exclude):
+                continue
+            target = dest / member.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(tar.extractfile(member).read())
+            written.append(target)
+    return written
+
+
+def unifdef(path: Path, args: tuple[str, ...]) -> str | None:
+    """Run unifdef -l in place (removed lines become blank); return an error line or None."""
+    proc = subprocess.run(
+        ["unifdef", "-l", *args, "-o", str(path), str(path)], capture_output=True, text=True
+    )
+    if proc.returncode not in (0, 1):
+        return f"{path}: unifdef: {(proc.stderr.strip().splitlines() or ['failed'])[-1]}"
+    return None
+
+
+def prepare(cb: CodeBase, git_dir: Path, out: Path, view: str = "cuda") -> Path:
+    """Make OUT/<name> the code base's CUDA original (view=cuda) or its ROCm view (view=hip)."""
+    dest = out / cb.name
+    if dest.exists():
+        subprocess.run(["rm", "-rf", str(dest)], check=True)
+    dest.mkdir(parents=True)
+    args = cb.cuda if view == "cuda" else cb.hip
+    for path in export(cb, git_dir, dest):
+        if path.suffix in SOURCE_SUFFIXES or path.name.endswith(SOURCE_SUFFIXES):
+            err = unifdef(path, args)
+            if err:
+                print(err, file=sys.stderr)
+    (dest / ".port-commit").write_text(f"{cb.repo} {cb.commit} {view}\n")
+    return dest
+
+
+def parse_git_args(items: list[str]) -> dict[str, Path]:
+    out = {}
+    for item in items:
+        name, _, path = item.partition("=")
+        out[name] = Path(path)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", type=Path, help="folder to hold one prepared folder per code base")
+    ap.add_argument("--mirrors", type=Path, help="folder holding git copies (<owner>+<name>/repo or <name>)")
+    ap.add_argument(
+        "--git", action="append", default=[], metavar="NAME=GITDIR", help="git copy of one code base"
+    )
+    ap.add_argument("--view", choices=("cuda", "hip"), default="cuda")
+    ap.add_argument("--only", help="comma-separated code base names")
+    args = ap.parse_args()
+    explicit = parse_git_args(args.git)
+    only = set(args.only.split(",")) if args.only else None
+    status = 0
+    for cb in load_codebases():
+        if only and cb.name not in only:
+            continue
+        git_dir = find_git(cb, args.mirrors, explicit)
+        if git_dir is None:
+            print(f"{cb.name}: no git copy of {cb.repo} found (give --git {cb.name}=PATH)", file=sys.stderr)
+            status = 2
+            continue
+        try:
+            dest = prepare(cb, git_dir, args.out, args.view)
+        except RuntimeError as exc:
+            print(exc, file=sys.stderr)
+            status = 2
+            continue
+        print(f"{cb.name}: {cb.repo}@{cb.commit[:12]} -> {dest} ({args.view})")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
