@@ -65,7 +65,13 @@ def load_labels(path: Path) -> list[dict]:
     """Rows of a label file as dicts (lines starting with # are comments)."""
     with path.open(newline="") as fh:
         rows = [line for line in fh if line.strip() and not line.lstrip().startswith("#")]
-    return list(csv.DictReader(rows))
+    out = []
+    for row in csv.DictReader(rows):
+        extra = row.pop(None, None)  # an unquoted comma in the note: the note is the last column
+        if extra:
+            row["note"] = ",".join([row.get("note") or "", *extra])
+        out.append(row)
+    return out
 
 
 def parse_labels(path: Path) -> list[Label]:

@@ -5,7 +5,8 @@
 CUDA_DIR and HIP_DIR are prepare.py's output for --view cuda and --view hip. Both keep every
 line at its upstream number, so a hunk is a run of lines whose text differs: `-` lines the CUDA
 original compiles and the ROCm build does not (what the port replaced or removed), `+` lines
-only the ROCm build compiles (what it put there). Directive lines are left out. With --check,
+only the ROCm build compiles (what it put there). Directive lines are left out unless both
+views keep them with different text (a condition the port extended). With --check,
 the labels in <name>.csv are checked against the hunks: an `edit` should overlap a hunk's `-`
 lines (or sit next to a pure insertion) and a `left-alone` should not.
 """
@@ -57,8 +58,12 @@ def file_hunks(rel: str, cuda_text: str, hip_text: str, gap: int = 2) -> list[Hu
     last_diff = -10
     for i in range(n):
         ca, cb = _code(a[i]), _code(b[i])
-        if a[i].strip() == b[i].strip() or (not ca and not cb):
+        if a[i].strip() == b[i].strip():
             continue
+        if not ca and not cb:
+            if not (a[i].strip() and b[i].strip()):
+                continue
+            ca, cb = a[i].strip(), b[i].strip()  # a condition the port rewrote
         if cur is None or i - last_diff > gap:
             cur = Hunk(rel, [], [])
             hunks.append(cur)
@@ -83,8 +88,11 @@ def all_hunks(cuda_dir: Path, hip_dir: Path) -> list[Hunk]:
     return out
 
 
-def check(hunks: list[Hunk], labels: list[dict]) -> list[str]:
-    """Labels that disagree with the diff (an edit with no hunk near, a left-alone inside one)."""
+def check(hunks: list[Hunk], labels: list[dict], cuda_dir: Path, arm: str) -> list[str]:
+    """Labels that disagree with the diff (an edit with no hunk near, a left-alone inside one).
+
+    An edit on a line that names the arm's macro is accepted: unifdef leaves a condition it
+    cannot decide (`defined(ARM) && HIP_VERSION >= 502`) in both views."""
     by_path: dict[str, list[Hunk]] = {}
     for h in hunks:
         by_path.setdefault(h.path, []).append(h)
@@ -92,7 +100,9 @@ def check(hunks: list[Hunk], labels: list[dict]) -> list[str]:
     for lab in labels:
         line, end = int(lab["line"]), int(lab.get("end_line") or lab["line"])
         near = [h for h in by_path.get(lab["path"], []) if h.first - 2 <= end and line <= h.last + 2]
-        if lab["kind"] == "edit" and not near:
+        text = (cuda_dir / lab["path"]).read_text(errors="replace").splitlines() if arm else []
+        names_arm = any(arm in t for t in text[line - 1 : end])
+        if lab["kind"] == "edit" and not near and not names_arm:
             problems.append(f"{lab['path']}:{line}: edit label but the port changed nothing there")
         changed = {n for h in by_path.get(lab["path"], []) for n, _ in h.cuda}
         if lab["kind"] == "left-alone" and changed & set(range(line, end + 1)):
@@ -114,9 +124,13 @@ def main() -> int:
     if args.check:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
         from accuracy import load_labels
+        from prepare import load_codebases
 
         name = args.name or args.cuda_dir.name
-        problems = check(hunks, load_labels(Path(__file__).resolve().parent / f"{name}.csv"))
+        arm = next((cb.arm for cb in load_codebases() if cb.name == name), "")
+        problems = check(
+            hunks, load_labels(Path(__file__).resolve().parent / f"{name}.csv"), args.cuda_dir, arm
+        )
         print("\n".join(problems) or "labels agree with the diff")
         return 1 if problems else 0
     for h in hunks:
