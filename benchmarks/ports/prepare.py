@@ -6,8 +6,9 @@
 Fetches nothing: each code base must already be a git directory (bare or not) holding the
 commit named in codebases.toml. The folders listed under `paths` are exported with
 `git archive` into OUT/<name>/ and every C/C++/CUDA file is passed through `unifdef -l` with
-the code base's `cuda` arguments (or `hip` ones with --view hip), so the HIP arms are gone and
-every line keeps its number: a label's line is the same in the CUDA original, the ROCm view
+the code base's `cuda` arguments (or `hip` ones with --view hip), so the HIP arms are gone; uses
+of a code base's arm-picking macros (`AMREX_HIP_OR_CUDA(hip, cuda)`) are replaced by the CUDA (or
+HIP) argument. Every line keeps its number: a label's line is the same in the CUDA original, the ROCm view
 and the upstream file.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import io
+import re
 import subprocess
 import sys
 import tarfile
@@ -55,6 +57,7 @@ class CodeBase:
     cuda: tuple[str, ...] = ()
     hip: tuple[str, ...] = ()
     scan_args: tuple[str, ...] = ()
+    arm_macros: tuple[tuple[str, int, int], ...] = ()  # (macro, CUDA argument, HIP argument), 1-based
 
 
 def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
@@ -73,6 +76,7 @@ def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
                 cuda=tuple(entry.get("cuda", ())),
                 hip=tuple(entry.get("hip", ())),
                 scan_args=tuple(entry.get("scan_args", ())),
+                arm_macros=tuple((m["name"], m["cuda"], m["hip"]) for m in entry.get("arm_macros", ())),
             )
         )
     return out
@@ -136,6 +140,58 @@ def unifdef(path: Path, args: tuple[str, ...]) -> str | None:
     return None
 
 
+def _call_args(text: str, start: int) -> tuple[list[str], int] | None:
+    """Top-level arguments of the call whose '(' is at start, and the index after its ')'."""
+    depth, args, cur, i = 0, [], start + 1, start
+    quote = ""
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                args.append(text[cur:i])
+                return args, i + 1
+        elif ch == "," and depth == 1:
+            args.append(text[cur:i])
+            cur = i + 1
+        i += 1
+    return None
+
+
+def expand_arm_macros(text: str, macros: tuple[tuple[str, int, int], ...], view: str) -> str:
+    """Replace each use of a macro that picks between a HIP and a CUDA argument by the argument
+    the view compiles, keeping every line at its number (what the macro hides is an edit too)."""
+    for name, cuda_arg, hip_arg in macros:
+        pos = 0
+        pattern = re.compile(r"\b" + re.escape(name) + r"\s*\(")
+        while m := pattern.search(text, pos):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if text[line_start : m.start()].lstrip().startswith("#"):
+                pos = m.end()
+                continue
+            parsed = _call_args(text, m.end() - 1)
+            want = cuda_arg if view == "cuda" else hip_arg
+            if parsed is None or len(parsed[0]) < want:
+                pos = m.end()
+                continue
+            args, end = parsed
+            chosen = re.sub(r"\\\n", " ", args[want - 1]).replace("\n", " ").strip()
+            inside_define = text[m.start() : end].rstrip().endswith("\\") or "\\\n" in text[m.start() : end]
+            pad = (" \\\n" if inside_define else "\n") * text.count("\n", m.start(), end)
+            text = text[: m.start()] + chosen + pad + text[end:]
+            pos = m.start() + len(chosen)
+    return text
+
+
 def prepare(cb: CodeBase, git_dir: Path, out: Path, view: str = "cuda") -> Path:
     """Make OUT/<name> the code base's CUDA original (view=cuda) or its ROCm view (view=hip)."""
     dest = out / cb.name
@@ -148,6 +204,11 @@ def prepare(cb: CodeBase, git_dir: Path, out: Path, view: str = "cuda") -> Path:
             err = unifdef(path, args)
             if err:
                 print(err, file=sys.stderr)
+            if cb.arm_macros:
+                text = path.read_text(errors="surrogateescape")
+                new = expand_arm_macros(text, cb.arm_macros, view)
+                if new != text:
+                    path.write_text(new, errors="surrogateescape")
     (dest / ".port-commit").write_text(f"{cb.repo} {cb.commit} {view}\n")
     return dest
 
