@@ -42,8 +42,12 @@ class Hunk:
 
 
 def _code(line: str) -> str:
+    """The line's text, or "" for a conditional directive (#if/#else/#endif...)."""
     text = line.strip()
-    return "" if text.startswith("#") and not text.startswith(("#include", "#define", "#pragma")) else text
+    if not text.startswith("#"):
+        return text
+    word = text[1:].lstrip().split(" ", 1)[0].split("(", 1)[0]
+    return text if word in ("include", "define", "pragma", "error", "undef") else ""
 
 
 def file_hunks(rel: str, cuda_text: str, hip_text: str, gap: int = 2) -> list[Hunk]:
