@@ -2,11 +2,13 @@
 
     python3 benchmarks/ports/hunks.py CUDA_DIR HIP_DIR [--name deepspeed] [--check]
 
-CUDA_DIR and HIP_DIR are prepare.py's output for --view cuda and --view hip. Both keep every
-line at its upstream number, so a hunk is a run of lines whose text differs: `-` lines the CUDA
+CUDA_DIR and HIP_DIR are prepare.py's output for --view cuda and --view hip. For arms, both keep
+every line at its upstream number, so a hunk is a run of lines whose text differs: `-` lines the CUDA
 original compiles and the ROCm build does not (what the port replaced or removed), `+` lines
 only the ROCm build compiles (what it put there). Directive lines are left out unless both
-views keep them with different text (a condition the port extended). With --check,
+views keep them with different text (a condition the port extended). A port kept in a separate
+file (codebases.toml `pairs`) is compared token by token, hipify's renames and formatting
+ignored, and reported on the CUDA file's lines. With --check,
 the labels in <name>.csv are checked against the hunks: an `edit` should overlap a hunk's `-`
 lines (or sit next to a pure insertion) and a `left-alone` should not.
 """
@@ -14,6 +16,8 @@ lines (or sit next to a pure insertion) and a `left-alone` should not.
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +83,63 @@ def file_hunks(rel: str, cuda_text: str, hip_text: str, gap: int = 2) -> list[Hu
     return [h for h in hunks if h.cuda or h.hip]
 
 
+TOKEN = re.compile(
+    r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|[A-Za-z_]\w*|\d[\w.]*|\S",
+    re.S,
+)
+# What hipify does by itself, so that the token comparison shows only what a person changed.
+RENAMES = (
+    ("cuda", "hip"),
+    ("CUDA", "HIP"),
+    ("cublas", "hipblas"),
+    ("CUBLAS", "HIPBLAS"),
+    ("curand", "hiprand"),
+    ("__nv_bfloat16", "hip_bfloat16"),
+)
+
+
+def _tokens(text: str) -> list[tuple[str, int]]:
+    """(token, line) pairs without comments, with hipify's renames applied."""
+    out = []
+    for m in TOKEN.finditer(text):
+        tok = m.group()
+        if tok.startswith(("//", "/*")):
+            continue
+        for a, b in RENAMES:
+            tok = tok.replace(a, b)
+        if tok == "cub":
+            tok = "hipcub"
+        out.append((tok, text.count("\n", 0, m.start()) + 1))
+    return out
+
+
+def pair_hunks(rel: str, cuda_text: str, hip_text: str) -> list[Hunk]:
+    """Hunks of a file ported as a separate file: a token comparison (formatting and hipify's
+    renames ignored), reported on the CUDA file's lines."""
+    a, b = _tokens(cuda_text), _tokens(hip_text)
+    a_lines, b_lines = cuda_text.splitlines(), hip_text.splitlines()
+    matcher = difflib.SequenceMatcher(None, [t for t, _ in a], [t for t, _ in b], autojunk=False)
+    hunks: list[Hunk] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 < i2:
+            lines = range(a[i1][1], a[i2 - 1][1] + 1)
+        else:  # an insertion: the CUDA line it follows
+            at = a[i1 - 1][1] if i1 else 1
+            lines = range(at, at + 1)
+        hip_range = range(b[j1][1], b[j2 - 1][1] + 1) if j1 < j2 else range(0)
+        cuda = [(n, a_lines[n - 1]) for n in lines if n <= len(a_lines)]
+        hip = [(n, b_lines[n - 1]) for n in hip_range if n <= len(b_lines)]
+        if hunks and cuda and hunks[-1].cuda and cuda[0][0] <= hunks[-1].last + 1:
+            seen = {n for n, _ in hunks[-1].cuda}
+            hunks[-1].cuda.extend(x for x in cuda if x[0] not in seen)
+            hunks[-1].hip.extend(hip)
+        else:
+            hunks.append(Hunk(rel, cuda, hip))
+    return hunks
+
+
 def all_hunks(cuda_dir: Path, hip_dir: Path) -> list[Hunk]:
     out = []
     for path in sorted(cuda_dir.rglob("*")):
@@ -88,7 +149,11 @@ def all_hunks(cuda_dir: Path, hip_dir: Path) -> list[Hunk]:
         other = hip_dir / rel
         if not other.exists():
             continue
-        out.extend(file_hunks(rel, path.read_text(errors="replace"), other.read_text(errors="replace")))
+        cuda_text, hip_text = path.read_text(errors="replace"), other.read_text(errors="replace")
+        if cuda_text.count("\n") == hip_text.count("\n"):
+            out.extend(file_hunks(rel, cuda_text, hip_text))
+        else:  # not two views of one file: a port written as a separate file
+            out.extend(pair_hunks(rel, cuda_text, hip_text))
     return out
 
 

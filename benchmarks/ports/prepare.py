@@ -58,6 +58,7 @@ class CodeBase:
     hip: tuple[str, ...] = ()
     scan_args: tuple[str, ...] = ()
     arm_macros: tuple[tuple[str, int, int], ...] = ()  # (macro, CUDA argument, HIP argument), 1-based
+    pairs: tuple[tuple[str, str], ...] = ()  # (CUDA file, its ROCm port in a separate file)
 
 
 def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
@@ -77,6 +78,7 @@ def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
                 hip=tuple(entry.get("hip", ())),
                 scan_args=tuple(entry.get("scan_args", ())),
                 arm_macros=tuple((m["name"], m["cuda"], m["hip"]) for m in entry.get("arm_macros", ())),
+                pairs=tuple((a, b) for a, b in entry.get("pairs", ())),
             )
         )
     return out
@@ -104,18 +106,19 @@ def excluded(rel: str, globs: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(rel, g) or rel.startswith(g.rstrip("/") + "/") for g in globs)
 
 
-def export(cb: CodeBase, git_dir: Path, dest: Path) -> list[Path]:
-    """Write the code base's folders at its commit under dest; return the files written."""
-    proc = subprocess.run(
-        [
-            "git",
-            f"--git-dir={git_dir}" if (git_dir / "HEAD").exists() else f"-C{git_dir}",
-            "archive",
-            cb.commit,
-            *cb.paths,
-        ],
-        capture_output=True,
-    )
+def export(cb: CodeBase, git_dir: Path, dest: Path, view: str = "cuda") -> list[Path]:
+    """Write the code base's folders at its commit under dest; return the files written.
+
+    For a code base ported file by file (`pairs`), the ROCm view holds each port under the name
+    of the CUDA file it replaces, so the two views compare path by path."""
+    renames: dict[str, str] = {}
+    paths = list(cb.paths)
+    if view == "hip" and cb.pairs:
+        to_hip = dict(cb.pairs)
+        renames = {hip: cuda for cuda, hip in cb.pairs}
+        paths = [to_hip.get(p, p) for p in paths]
+    git = f"--git-dir={git_dir}" if (git_dir / "HEAD").exists() else f"-C{git_dir}"
+    proc = subprocess.run(["git", git, "archive", cb.commit, *paths], capture_output=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{cb.name}: git archive failed: {proc.stderr.decode().strip().splitlines()[-1:]}")
     written = []
@@ -123,7 +126,7 @@ def export(cb: CodeBase, git_dir: Path, dest: Path) -> list[Path]:
         for member in tar.getmembers():
             if not member.isfile() or excluded(member.name, cb.exclude):
                 continue
-            target = dest / member.name
+            target = dest / renames.get(member.name, member.name)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(tar.extractfile(member).read())
             written.append(target)
@@ -199,7 +202,7 @@ def prepare(cb: CodeBase, git_dir: Path, out: Path, view: str = "cuda") -> Path:
         subprocess.run(["rm", "-rf", str(dest)], check=True)
     dest.mkdir(parents=True)
     args = cb.cuda if view == "cuda" else cb.hip
-    for path in export(cb, git_dir, dest):
+    for path in export(cb, git_dir, dest, view):
         if path.suffix in SOURCE_SUFFIXES or path.name.endswith(SOURCE_SUFFIXES):
             err = unifdef(path, args)
             if err:
