@@ -59,6 +59,8 @@ class CodeBase:
     scan_args: tuple[str, ...] = ()
     arm_macros: tuple[tuple[str, int, int], ...] = ()  # (macro, CUDA argument, HIP argument), 1-based
     pairs: tuple[tuple[str, str], ...] = ()  # (CUDA file, its ROCm port in a separate file)
+    hip_repo: str = ""  # where the ports in `pairs` live, when not in `repo` (a separate port)
+    hip_commit: str = ""
 
 
 def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
@@ -79,23 +81,31 @@ def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
                 scan_args=tuple(entry.get("scan_args", ())),
                 arm_macros=tuple((m["name"], m["cuda"], m["hip"]) for m in entry.get("arm_macros", ())),
                 pairs=tuple((a, b) for a, b in entry.get("pairs", ())),
+                hip_repo=entry.get("hip_repo", ""),
+                hip_commit=entry.get("hip_commit", ""),
             )
         )
     return out
 
 
-def find_git(cb: CodeBase, mirrors: Path | None, explicit: dict[str, Path]) -> Path | None:
-    """The git directory holding a code base: --git NAME=PATH, or a folder under --mirrors."""
-    if cb.name in explicit:
-        return explicit[cb.name]
+def find_git(
+    cb: CodeBase, mirrors: Path | None, explicit: dict[str, Path], view: str = "cuda"
+) -> Path | None:
+    """The git directory holding a code base: --git NAME=PATH (NAME-hip=PATH for a port kept
+    in another repository), or a folder under --mirrors."""
+    name, repo = cb.name, cb.repo
+    if view == "hip" and cb.hip_repo:
+        name, repo = f"{cb.name}-hip", cb.hip_repo
+    if name in explicit:
+        return explicit[name]
     if mirrors is None:
         return None
-    owner_name = cb.repo.replace("/", "+")
+    owner_name = repo.replace("/", "+")
     for cand in (
         mirrors / owner_name / "repo",
         mirrors / owner_name,
-        mirrors / cb.name,
-        mirrors / cb.repo.split("/")[1],
+        mirrors / name,
+        mirrors / repo.split("/")[1],
     ):
         if cand.exists():
             return cand
@@ -118,7 +128,8 @@ def export(cb: CodeBase, git_dir: Path, dest: Path, view: str = "cuda") -> list[
         renames = {hip: cuda for cuda, hip in cb.pairs}
         paths = [to_hip.get(p, p) for p in paths]
     git = f"--git-dir={git_dir}" if (git_dir / "HEAD").exists() else f"-C{git_dir}"
-    proc = subprocess.run(["git", git, "archive", cb.commit, *paths], capture_output=True)
+    commit = cb.hip_commit if view == "hip" and cb.hip_repo else cb.commit
+    proc = subprocess.run(["git", git, "archive", commit, *paths], capture_output=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{cb.name}: git archive failed: {proc.stderr.decode().strip().splitlines()[-1:]}")
     written = []
@@ -240,7 +251,7 @@ def main() -> int:
     for cb in load_codebases():
         if only and cb.name not in only:
             continue
-        git_dir = find_git(cb, args.mirrors, explicit)
+        git_dir = find_git(cb, args.mirrors, explicit, args.view)
         if git_dir is None:
             print(f"{cb.name}: no git copy of {cb.repo} found (give --git {cb.name}=PATH)", file=sys.stderr)
             status = 2
