@@ -11,8 +11,10 @@ rows are constructs that look like porting problems which the port compiled unch
 hipscan (this tree's code: `python3 -m hipscan scan DIR --format json`) scans each folder. An
 edit is hit when a finding's line, or one of its `related` locations, lies within 3 lines of the
 edit's line range; a left-alone construct is reported when a finding's own line lies in the
-construct's line range. Findings in labelled files that meet no label are listed with
---unlabelled, so a reader can label them. Edits of class `rename` (what hipify's renaming does
+construct's line range. Each code base also gets a line saying where its findings in labelled
+files land (on an edit, a rename, a left-alone construct, or no label): the precision side.
+Findings in labelled files that meet no label are listed with --unlabelled, so a reader can
+label them. Edits of class `rename` (what hipify's renaming does
 by itself) are shown apart: a tool need not point at them.
 """
 
@@ -154,6 +156,51 @@ def unlabelled(labels: list[Label], findings: list[Finding]) -> list[Finding]:
 
 
 @dataclass
+class Where:
+    """Where a code base's findings in labelled files land: the precision side of the table."""
+
+    findings: int = 0
+    on_edit: int = 0
+    on_rename: int = 0
+    on_left_alone: int = 0
+    on_nothing: int = 0
+
+    def add(self, other: Where) -> None:
+        for name in ("findings", "on_edit", "on_rename", "on_left_alone", "on_nothing"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+def where(labels: list[Label], findings: list[Finding]) -> Where:
+    """Sort each finding in a labelled file by the first label it meets: a warp/non-warp edit
+    (within WINDOW lines), a rename edit, a left-alone construct (its own line), or none."""
+    files = {lab.path for lab in labels}
+    out = Where()
+    for f in findings:
+        if f.path not in files:
+            continue
+        out.findings += 1
+        edits = [lab for lab in labels if lab.kind == "edit" and near(lab, f.path, f.line, WINDOW)]
+        if any(lab.cls != "rename" for lab in edits):
+            out.on_edit += 1
+        elif edits:
+            out.on_rename += 1
+        elif any(lab.kind == "left-alone" and near(lab, f.path, f.line, 0) for lab in labels):
+            out.on_left_alone += 1
+        else:
+            out.on_nothing += 1
+    return out
+
+
+def where_line(w: Where) -> str:
+    share = f" ({w.on_edit / w.findings:.2f} on an edit)" if w.findings else ""
+    return (
+        f"findings in labelled files: {w.findings}{share}; on a warp/non-warp edit: {w.on_edit}, "
+        f"on a rename: {w.on_rename}, on a left-alone construct: {w.on_left_alone}, "
+        f"on no label: {w.on_nothing}"
+    )
+
+
+@dataclass
 class Tally:
     edits: int = 0
     hit: int = 0
@@ -230,6 +277,7 @@ def main() -> int:
     names = [p.stem for p in sorted(PORTS.glob("*.csv")) if not only or p.stem in only]
     codebases = {cb.name: cb for cb in load_codebases()}
     overall: dict[str, Tally] = defaultdict(Tally)
+    landing = Where()
     per_category: dict[tuple[str, str], Tally] = defaultdict(Tally)
     details = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -254,9 +302,13 @@ def main() -> int:
                 overall[cls].add(t)
             print(f"\n## {name} ({len(findings)} findings, {len(labels)} labels)\n")
             print(table([(c, classes[c]) for c in CLASSES if c in classes], args.markdown))
+            w = where(labels, findings)
+            landing.add(w)
+            print("\n" + where_line(w))
             details.append((name, outcomes, unlabelled(labels, findings)))
     print("\n## all code bases\n")
     print(table([(c, overall[c]) for c in CLASSES if c in overall], args.markdown))
+    print("\n" + where_line(landing))
     print("\n## per category\n")
     rows = [(f"{cls} / {cat or '-'}", t) for (cls, cat), t in sorted(per_category.items())]
     print(table(rows, args.markdown))
