@@ -91,6 +91,7 @@ TOKEN = re.compile(
 RENAMES = (
     ("cuda", "hip"),
     ("CUDA", "HIP"),
+    ("Cuda", "Hip"),
     ("cublas", "hipblas"),
     ("CUBLAS", "HIPBLAS"),
     ("curand", "hiprand"),

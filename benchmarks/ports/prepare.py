@@ -215,7 +215,7 @@ def prepare(cb: CodeBase, git_dir: Path, out: Path, view: str = "cuda") -> Path:
     args = cb.cuda if view == "cuda" else cb.hip
     for path in export(cb, git_dir, dest, view):
         if path.suffix in SOURCE_SUFFIXES or path.name.endswith(SOURCE_SUFFIXES):
-            err = unifdef(path, args)
+            err = unifdef(path, args) if args else None
             if err:
                 print(err, file=sys.stderr)
             if cb.arm_macros:
