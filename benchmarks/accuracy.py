@@ -251,6 +251,31 @@ def table(rows: list[tuple[str, Tally]], markdown: bool) -> str:
     return "\n".join(f"{r[0]:<{width}}  {r[1]:>22}  {r[2]:>20}" for r in [head, *body])
 
 
+def summary(rows: list[tuple[str, dict[str, Tally], Where]], markdown: bool) -> str:
+    """One line per code base: hits and reports by class, and where its findings land."""
+    head = ("code base", "warp edits hit", "non-warp edits hit", "warp left-alone reported",
+            "non-warp left-alone reported", "findings on an edit")  # fmt: skip
+    body = []
+    for name, classes, w in rows:
+        warp, other = classes.get("warp", Tally()), classes.get("non-warp", Tally())
+        body.append(
+            (
+                name,
+                ratio(warp.hit, warp.edits),
+                ratio(other.hit, other.edits),
+                ratio(warp.flagged, warp.alone),
+                ratio(other.flagged, other.alone),
+                ratio(w.on_edit, w.findings),
+            )
+        )
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+        lines += ["| " + " | ".join(r) + " |" for r in body]
+        return "\n".join(lines)
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)) for r in [head, *body])
+
+
 def by_class(tallies: dict) -> dict[str, Tally]:
     out: dict[str, Tally] = defaultdict(Tally)
     for (cls, _cat), t in tallies.items():
@@ -278,6 +303,7 @@ def main() -> int:
     codebases = {cb.name: cb for cb in load_codebases()}
     overall: dict[str, Tally] = defaultdict(Tally)
     landing = Where()
+    rows: list[tuple[str, dict[str, Tally], Where]] = []
     per_category: dict[tuple[str, str], Tally] = defaultdict(Tally)
     details = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -304,8 +330,12 @@ def main() -> int:
             print(table([(c, classes[c]) for c in CLASSES if c in classes], args.markdown))
             w = where(labels, findings)
             landing.add(w)
+            rows.append((name, classes, w))
             print("\n" + where_line(w))
             details.append((name, outcomes, unlabelled(labels, findings)))
+    rows.append(("all", dict(overall), landing))
+    print("\n## summary\n")
+    print(summary(rows, args.markdown))
     print("\n## all code bases\n")
     print(table([(c, overall[c]) for c in CLASSES if c in overall], args.markdown))
     print("\n" + where_line(landing))

@@ -134,8 +134,11 @@ def export(cb: CodeBase, git_dir: Path, dest: Path, view: str = "cuda") -> list[
         raise RuntimeError(f"{cb.name}: git archive failed: {proc.stderr.decode().strip().splitlines()[-1:]}")
     written = []
     with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
+        ported = {cuda for cuda, _ in cb.pairs} if renames else set()
         for member in tar.getmembers():
-            if not member.isfile() or excluded(member.name, cb.exclude):
+            if not member.isfile() or member.name in ported:
+                continue  # in the ROCm view a ported file's place holds its port
+            if member.name not in renames and excluded(member.name, cb.exclude):
                 continue
             target = dest / renames.get(member.name, member.name)
             target.parent.mkdir(parents=True, exist_ok=True)
