@@ -1,0 +1,87 @@
+"""The real-port accuracy harness (benchmarks/accuracy.py and benchmarks/ports/): matching rules,
+label parsing, the arm-macro expansion and the separate-file comparison."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "benchmarks" / "ports"))
+
+import accuracy  # noqa: E402
+import hunks  # noqa: E402
+import prepare  # noqa: E402
+
+
+def label(kind: str, line: int, end: int | None = None, cls: str = "warp") -> accuracy.Label:
+    return accuracy.Label("a.cu", line, end or line, kind, cls, "warp-size", "")
+
+
+def finding(line: int, related: list[tuple[str, int]] | None = None, path: str = "a.cu") -> accuracy.Finding:
+    return accuracy.Finding("HIP301", "warp-size", path, line, "m", related or [])
+
+
+def test_edit_hit_within_three_lines_or_by_related_location() -> None:
+    edit = label("edit", 10, 12)
+    assert accuracy.edit_hit(edit, [finding(15)])
+    assert not accuracy.edit_hit(edit, [finding(16)])
+    assert accuracy.edit_hit(edit, [finding(40, related=[("a.cu", 8)])])
+    assert not accuracy.edit_hit(edit, [finding(10, path="b.cu")])
+
+
+def test_left_alone_reported_only_on_its_own_lines() -> None:
+    alone = label("left-alone", 20, 21)
+    assert accuracy.reported(alone, [finding(21)])
+    assert not accuracy.reported(alone, [finding(22)])
+    assert not accuracy.reported(alone, [finding(50, related=[("a.cu", 20)])])
+
+
+def test_where_findings_land_and_unlabelled() -> None:
+    labels = [label("edit", 10), label("edit", 30, cls="rename"), label("left-alone", 50)]
+    found = [finding(11), finding(31), finding(50), finding(70), finding(5, path="other.cu")]
+    w = accuracy.where(labels, found)
+    assert (w.findings, w.on_edit, w.on_rename, w.on_left_alone, w.on_nothing) == (4, 1, 1, 1, 1)
+    assert [f.line for f in accuracy.unlabelled(labels, found)] == [70]
+
+
+def test_label_file_errors_name_the_row(tmp_path: Path) -> None:
+    good = tmp_path / "x.csv"
+    good.write_text(
+        "# comment\npath,line,end_line,kind,class,category,note\na.cu,3,,edit,warp,warp-size,a, b\n"
+    )
+    (lab,) = accuracy.parse_labels(good)
+    assert (lab.line, lab.end_line, lab.note) == (3, 3, "a, b")
+    bad = tmp_path / "y.csv"
+    bad.write_text("path,line,end_line,kind,class,category,note\na.cu,3,,edit,blue,warp-size,x\n")
+    with pytest.raises(SystemExit, match="y.csv: row 1"):
+        accuracy.parse_labels(bad)
+
+
+def test_arm_macro_keeps_the_cuda_argument_and_line_numbers() -> None:
+    text = "a();\nx = AMREX_HIP_OR_CUDA( __shfl(v, 1);,\n    __shfl_sync(0xffffffff, v, 1); )\nb();\n"
+    macros = (("AMREX_HIP_OR_CUDA", 2, 1),)
+    cuda = prepare.expand_arm_macros(text, macros, "cuda")
+    hip = prepare.expand_arm_macros(text, macros, "hip")
+    assert cuda.splitlines()[1] == "x = __shfl_sync(0xffffffff, v, 1);"
+    assert hip.splitlines()[1] == "x = __shfl(v, 1);"
+    assert cuda.count("\n") == hip.count("\n") == text.count("\n")
+    defined = "#define AMREX_HIP_OR_CUDA(a,b) b\n"
+    assert prepare.expand_arm_macros(defined, macros, "cuda") == defined
+
+
+def test_separate_file_port_ignores_renames_and_layout() -> None:
+    cuda = "#include <cuda_runtime.h>\nint lane = threadIdx.x % 32;\ncudaStream_t s;\nint x =\n  1;\n"
+    hip = "#include <hip_runtime.h>\nint lane = threadIdx.x % warpSize;\nhipStream_t s;\nint x = 1;\n"
+    found = hunks.pair_hunks("k.cu", cuda, hip)
+    assert [(h.first, h.last) for h in found] == [(2, 2)]
+
+
+def test_arms_compare_line_by_line() -> None:
+    cuda = "a\n#if X\nb\n#endif\nc\n"
+    hip = "a\n\n\n\nc\n"
+    (h,) = hunks.file_hunks("f.cu", cuda, hip)
+    assert [n for n, _ in h.cuda] == [3] and h.hip == []
