@@ -99,14 +99,15 @@ RENAMES = (
 )
 
 
-def _tokens(text: str) -> list[tuple[str, int]]:
-    """(token, line) pairs without comments, with hipify's renames applied."""
+def _tokens(text: str, extra: tuple[tuple[str, str], ...] = ()) -> list[tuple[str, int]]:
+    """(token, line) pairs without comments, with hipify's renames (and a code base's own
+    naming, e.g. Kokkos' Cuda -> HIP) applied."""
     out = []
     for m in TOKEN.finditer(text):
         tok = m.group()
         if tok.startswith(("//", "/*")):
             continue
-        for a, b in RENAMES:
+        for a, b in (*extra, *RENAMES):
             tok = tok.replace(a, b)
         if tok == "cub":
             tok = "hipcub"
@@ -114,10 +115,12 @@ def _tokens(text: str) -> list[tuple[str, int]]:
     return out
 
 
-def pair_hunks(rel: str, cuda_text: str, hip_text: str) -> list[Hunk]:
+def pair_hunks(
+    rel: str, cuda_text: str, hip_text: str, renames: tuple[tuple[str, str], ...] = ()
+) -> list[Hunk]:
     """Hunks of a file ported as a separate file: a token comparison (formatting and hipify's
     renames ignored), reported on the CUDA file's lines."""
-    a, b = _tokens(cuda_text), _tokens(hip_text)
+    a, b = _tokens(cuda_text, renames), _tokens(hip_text, renames)
     a_lines, b_lines = cuda_text.splitlines(), hip_text.splitlines()
     matcher = difflib.SequenceMatcher(None, [t for t, _ in a], [t for t, _ in b], autojunk=False)
     hunks: list[Hunk] = []
@@ -141,7 +144,7 @@ def pair_hunks(rel: str, cuda_text: str, hip_text: str) -> list[Hunk]:
     return hunks
 
 
-def all_hunks(cuda_dir: Path, hip_dir: Path) -> list[Hunk]:
+def all_hunks(cuda_dir: Path, hip_dir: Path, renames: tuple[tuple[str, str], ...] = ()) -> list[Hunk]:
     out = []
     for path in sorted(cuda_dir.rglob("*")):
         if not path.is_file() or not path.name.endswith(SOURCE_SUFFIXES):
@@ -154,7 +157,7 @@ def all_hunks(cuda_dir: Path, hip_dir: Path) -> list[Hunk]:
         if cuda_text.count("\n") == hip_text.count("\n"):
             out.extend(file_hunks(rel, cuda_text, hip_text))
         else:  # not two views of one file: a port written as a separate file
-            out.extend(pair_hunks(rel, cuda_text, hip_text))
+            out.extend(pair_hunks(rel, cuda_text, hip_text, renames))
     return out
 
 
@@ -188,16 +191,18 @@ def main() -> int:
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--path", help="only files under this path")
     args = ap.parse_args()
-    hunks = all_hunks(args.cuda_dir, args.hip_dir)
+    from prepare import load_codebases
+
+    name = args.name or args.cuda_dir.name
+    cb = next((c for c in load_codebases() if c.name == name), None)
+    hunks = all_hunks(args.cuda_dir, args.hip_dir, cb.renames if cb else ())
     if args.path:
         hunks = [h for h in hunks if h.path.startswith(args.path)]
     if args.check:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
         from accuracy import load_labels
-        from prepare import load_codebases
 
-        name = args.name or args.cuda_dir.name
-        arm = next((cb.arm for cb in load_codebases() if cb.name == name), "")
+        arm = cb.arm if cb else ""
         problems = check(
             hunks, load_labels(Path(__file__).resolve().parent / f"{name}.csv"), args.cuda_dir, arm
         )

@@ -61,6 +61,7 @@ class CodeBase:
     pairs: tuple[tuple[str, str], ...] = ()  # (CUDA file, its ROCm port in a separate file)
     hip_repo: str = ""  # where the ports in `pairs` live, when not in `repo` (a separate port)
     hip_commit: str = ""
+    renames: tuple[tuple[str, str], ...] = ()  # the code base's own CUDA -> HIP naming, for hunks.py
 
 
 def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
@@ -83,6 +84,7 @@ def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
                 pairs=tuple((a, b) for a, b in entry.get("pairs", ())),
                 hip_repo=entry.get("hip_repo", ""),
                 hip_commit=entry.get("hip_commit", ""),
+                renames=tuple((a, b) for a, b in entry.get("renames", ())),
             )
         )
     return out
