@@ -151,7 +151,11 @@ def all_hunks(cuda_dir: Path, hip_dir: Path, renames: tuple[tuple[str, str], ...
             continue
         rel = path.relative_to(cuda_dir).as_posix()
         other = hip_dir / rel
-        if not other.exists():
+        if not other.exists():  # a file the ROCm build does not compile at all (hip_drop)
+            lines = path.read_text(errors="replace").splitlines()
+            kept = [(n, t) for n, t in enumerate(lines, 1) if _code(t)]
+            if kept:
+                out.append(Hunk(rel, kept, []))
             continue
         cuda_text, hip_text = path.read_text(errors="replace"), other.read_text(errors="replace")
         if cuda_text.count("\n") == hip_text.count("\n"):

@@ -62,6 +62,7 @@ class CodeBase:
     hip_repo: str = ""  # where the ports in `pairs` live, when not in `repo` (a separate port)
     hip_commit: str = ""
     renames: tuple[tuple[str, str], ...] = ()  # the code base's own CUDA -> HIP naming, for hunks.py
+    hip_drop: tuple[str, ...] = ()  # files a ROCm build does not compile: left out of the ROCm view
 
 
 def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
@@ -85,6 +86,7 @@ def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
                 hip_repo=entry.get("hip_repo", ""),
                 hip_commit=entry.get("hip_commit", ""),
                 renames=tuple((a, b) for a, b in entry.get("renames", ())),
+                hip_drop=tuple(entry.get("hip_drop", ())),
             )
         )
     return out
@@ -141,6 +143,8 @@ def export(cb: CodeBase, git_dir: Path, dest: Path, view: str = "cuda") -> list[
             if not member.isfile() or member.name in ported:
                 continue  # in the ROCm view a ported file's place holds its port
             if member.name not in renames and excluded(member.name, cb.exclude):
+                continue
+            if view == "hip" and member.name in cb.hip_drop:
                 continue
             target = dest / renames.get(member.name, member.name)
             target.parent.mkdir(parents=True, exist_ok=True)
