@@ -1,7 +1,8 @@
 """Measure hipscan against what real ROCm ports changed, and print the tables.
 
     python3 benchmarks/accuracy.py CHECKOUTS [--only deepspeed,mamba] [--jobs 2]
-        [--scans DIR] [--unlabelled] [--misses] [--markdown]
+        [--scans DIR [--reuse]] [--unlabelled] [--misses] [--markdown]
+        [--save OUT.json] [--compare BEFORE.json]
 
 CHECKOUTS holds one folder per code base, each the CUDA original that
 benchmarks/ports/prepare.py cuts out (see docs/accuracy.md). The labels are
@@ -14,8 +15,9 @@ edit's line range; a left-alone construct is reported when a finding's own line 
 construct's line range. Each code base also gets a line saying where its findings in labelled
 files land (on an edit, a rename, a left-alone construct, or no label): the precision side.
 Findings in labelled files that meet no label are listed with --unlabelled, so a reader can
-label them. Edits of class `rename` (what hipify's renaming does
-by itself) are shown apart: a tool need not point at them.
+label them; --save keeps every label's outcome and --compare FILE lists what changed since an
+earlier --save (run it before and after a rule change). Edits of class `rename` (what hipify's
+renaming does by itself) are shown apart: a tool need not point at them.
 """
 
 from __future__ import annotations
@@ -283,6 +285,34 @@ def by_class(tallies: dict) -> dict[str, Tally]:
     return out
 
 
+def outcome_map(details: list) -> dict[str, dict]:
+    """Every label's outcome, keyed by code base, path, lines and kind (stable across runs)."""
+    out = {}
+    for name, outcomes, _extra in details:
+        for lab, ok in outcomes:
+            key = f"{name} {lab.path}:{lab.line}-{lab.end_line} {lab.kind}"
+            out[key] = {"class": lab.cls, "category": lab.category, "ok": bool(ok), "note": lab.note}
+    return out
+
+
+def compare(before: dict[str, dict], after: dict[str, dict]) -> list[str]:
+    """Labels whose outcome changed: edits newly hit or lost, left-alone constructs newly
+    reported or no longer reported."""
+    lines = []
+    for key in sorted(after):
+        if key not in before or before[key]["ok"] == after[key]["ok"]:
+            continue
+        edit = key.endswith(" edit")
+        now = after[key]["ok"]
+        what = (
+            ("hit (was missed)" if now else "MISSED (was hit)")
+            if edit
+            else ("REPORTED (was quiet)" if now else "quiet (was reported)")
+        )
+        lines.append(f"{what:22} {key} [{after[key]['class']}/{after[key]['category']}] {after[key]['note']}")
+    return lines
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkouts", type=Path, help="folder with one prepared CUDA original per code base")
@@ -297,6 +327,12 @@ def main() -> int:
         "--misses", action="store_true", help="list every missed edit and reported left-alone construct"
     )
     ap.add_argument("--markdown", action="store_true", help="tables as Markdown")
+    ap.add_argument("--save", type=Path, help="write every label's outcome to this JSON file")
+    ap.add_argument(
+        "--compare",
+        type=Path,
+        help="a --save file from an earlier run: list the labels whose outcome changed since",
+    )
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else None
     names = [p.stem for p in sorted(PORTS.glob("*.csv")) if not only or p.stem in only]
@@ -342,6 +378,14 @@ def main() -> int:
     print("\n## per category\n")
     rows = [(f"{cls} / {cat or '-'}", t) for (cls, cat), t in sorted(per_category.items())]
     print(table(rows, args.markdown))
+    current = outcome_map(details)
+    if args.save:
+        tmp = args.save.with_name(args.save.name + ".tmp")
+        tmp.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
+        tmp.replace(args.save)
+    if args.compare:
+        print("\n## changes since " + str(args.compare) + "\n")
+        print("\n".join(compare(json.loads(args.compare.read_text()), current)) or "no label changed")
     for name, outcomes, extra in details:
         if args.misses:
             print(f"\n## {name}: missed edits and reported left-alone constructs\n")

@@ -85,3 +85,18 @@ def test_arms_compare_line_by_line() -> None:
     hip = "a\n\n\n\nc\n"
     (h,) = hunks.file_hunks("f.cu", cuda, hip)
     assert [n for n, _ in h.cuda] == [3] and h.hip == []
+
+
+def test_compare_lists_only_changed_outcomes() -> None:
+    before = {
+        "x a.cu:1-1 edit": {"class": "warp", "category": "warp-size", "ok": False, "note": "n"},
+        "x a.cu:5-5 left-alone": {"class": "warp", "category": "warp-size", "ok": True, "note": "m"},
+        "x a.cu:9-9 edit": {"class": "warp", "category": "warp-size", "ok": True, "note": "k"},
+    }
+    after = {key: dict(value) for key, value in before.items()}
+    after["x a.cu:1-1 edit"]["ok"] = True
+    after["x a.cu:5-5 left-alone"]["ok"] = False
+    changes = accuracy.compare(before, after)
+    assert len(changes) == 2
+    assert changes[0].startswith("hit (was missed)") and "a.cu:1-1" in changes[0]
+    assert changes[1].startswith("quiet (was reported)")
