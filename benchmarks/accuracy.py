@@ -42,6 +42,10 @@ WINDOW = 3
 CLASSES = ("warp", "non-warp", "rename")
 
 
+class InputError(Exception):
+    """A label file or a scan that cannot be used: reported as one line, exit status 2."""
+
+
 @dataclass(frozen=True)
 class Label:
     """One labelled place in a code base's CUDA original."""
@@ -87,9 +91,9 @@ def parse_labels(path: Path) -> list[Label]:
             end = int(row.get("end_line") or line)
             kind, cls = row["kind"].strip(), row["class"].strip()
         except (KeyError, ValueError, AttributeError) as exc:
-            raise SystemExit(f"{path}: row {i}: bad label ({exc})") from None
+            raise InputError(f"{path}: row {i}: bad label ({exc})") from None
         if kind not in ("edit", "left-alone") or cls not in CLASSES or end < line:
-            raise SystemExit(f"{path}: row {i}: bad kind/class/line range: {row}")
+            raise InputError(f"{path}: row {i}: bad kind/class/line range: {row}")
         out.append(
             Label(
                 row["path"].strip(),
@@ -112,7 +116,7 @@ def scan(folder: Path, jobs: int, out: Path, extra: tuple[str, ...] = ()) -> lis
     ]  # fmt: skip
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode not in (0, 1) or not out.exists():
-        raise SystemExit(f"{folder}: hipscan failed: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
+        raise InputError(f"{folder}: hipscan failed: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
     return read_findings(out)
 
 
@@ -401,4 +405,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except InputError as exc:
+        print(exc, file=sys.stderr)
+        sys.exit(2)

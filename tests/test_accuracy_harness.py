@@ -57,7 +57,7 @@ def test_label_file_errors_name_the_row(tmp_path: Path) -> None:
     assert (lab.line, lab.end_line, lab.note) == (3, 3, "a, b")
     bad = tmp_path / "y.csv"
     bad.write_text("path,line,end_line,kind,class,category,note\na.cu,3,,edit,blue,warp-size,x\n")
-    with pytest.raises(SystemExit, match="y.csv: row 1"):
+    with pytest.raises(accuracy.InputError, match="y.csv: row 1"):
         accuracy.parse_labels(bad)
 
 

@@ -207,9 +207,11 @@ def main() -> int:
         from accuracy import load_labels
 
         arm = cb.arm if cb else ""
-        problems = check(
-            hunks, load_labels(Path(__file__).resolve().parent / f"{name}.csv"), args.cuda_dir, arm
-        )
+        label_file = Path(__file__).resolve().parent / f"{name}.csv"
+        if not label_file.exists():
+            print(f"{label_file}: no such label file", file=sys.stderr)
+            return 2
+        problems = check(hunks, load_labels(label_file), args.cuda_dir, arm)
         print("\n".join(problems) or "labels agree with the diff")
         return 1 if problems else 0
     for h in hunks:
