@@ -12,8 +12,10 @@ from pathlib import Path
 from hipscan.config import ScanConfig
 from hipscan.frontend import collect, discover
 from hipscan.frontend.archmacros import cuda_switches, hip_provided_names
+from hipscan.hipbuild import build_evidence, source_evidence
 from hipscan.model import FileResult, Finding, ScanResult
 from hipscan.rules import RuleOptions, RuleSet, load_rules
+from hipscan.vendored import VendoredTree, find_vendored, owner
 
 
 class SourceLines:
@@ -61,10 +63,15 @@ def scan(
     started = time.perf_counter()
     ruleset = ruleset or load_rules([Path(d) for d in config.rules_dirs])
     sources = discover([Path(p) for p in paths], config.excludes)
+    trees: list[VendoredTree] = []
+    if not config.include_vendored:
+        trees = find_vendored(sources.root, sorted(sources.project_files | set(sources.build_files)))
+        _leave_out(sources, trees)
     switches = cuda_switches(sorted(sources.project_files), tuple(config.defines) + tuple(config.undefines))
     if switches:  # the project's own "build the CUDA code" switches: that code is what is ported
         config = replace(config, defines=tuple(config.defines) + switches)
     result = ScanResult(root=sources.root, auto_defines=list(switches))
+    inside: dict[str, int] = {}  # bundled tree -> findings in it (seen through project includes)
     options = replace(
         rule_options(config), hip_names=hip_provided_names(sorted(sources.project_files), sources.root)
     )
@@ -87,7 +94,7 @@ def scan(
             )
             # headers this translation unit carried: scanned too, as part of it
             for header in facts.files:
-                if header != facts.path and header not in listed:
+                if header != facts.path and header not in listed and not owner(trees, header):
                     result.files.append(
                         FileResult(path=header, status=facts.status, lines=lines.count(header))
                     )
@@ -95,15 +102,48 @@ def scan(
             listed.add(facts.path)
         for f in ruleset.apply(facts, options, lines):
             key = (f.rule, f.path, f.line, f.column)
+            tree = owner(trees, f.path) if trees else None
+            if tree is not None:
+                if key not in seen:
+                    seen.add(key)
+                    inside[tree.path] = inside.get(tree.path, 0) + 1
+                continue
             if key not in seen:
                 seen.add(key)
                 findings.append(f)
+        if trees:
+            _drop_bundled(facts, trees)
         if keep_facts:
             result.facts.append(facts)
     result.files.sort(key=lambda r: r.path)
     result.findings = sorted(findings, key=lambda f: f.sort_key)
+    result.vendored = [replace(t, findings=inside.get(t.path, 0)) for t in trees]
+    result.hip_build = build_evidence(sources.root, sources.build_files) + source_evidence(result.facts)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _leave_out(sources, trees: list[VendoredTree]) -> None:
+    """Bundled trees are not parsed as sources (their headers stay reachable for includes)."""
+
+    def keep(p: Path) -> bool:
+        try:
+            return owner(trees, p.relative_to(sources.root).as_posix()) is None
+        except ValueError:
+            return True
+
+    sources.sources = [p for p in sources.sources if keep(p)]
+    sources.headers = [p for p in sources.headers if keep(p)]
+    sources.build_files = [p for p in sources.build_files if keep(p)]
+
+
+def _drop_bundled(facts, trees: list[VendoredTree]) -> None:
+    """Remove what a parse saw inside bundled trees: their code is not the project's to port."""
+    for name in facts.__slots__:
+        value = getattr(facts, name)
+        if isinstance(value, list) and value and hasattr(value[0], "loc"):
+            setattr(facts, name, [x for x in value if owner(trees, x.loc.path) is None])
+    facts.files = [p for p in facts.files if owner(trees, p) is None]
 
 
 # Headers a scan without the CUDA toolkit or a platform SDK lacks by design: their names are known

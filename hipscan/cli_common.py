@@ -119,6 +119,12 @@ def scan_options(f: Callable) -> Callable:
         ),
         click.option("--std", default=None, help="C++ standard for the parse (default c++17)."),
         click.option(
+            "--include-vendored",
+            is_flag=True,
+            help="Scan bundled third-party trees (third_party/, submodules, copies of CUB, Thrust...) "
+            "as project code instead of reporting each once.",
+        ),
+        click.option(
             "--no-cache",
             is_flag=True,
             help="Parse every file again instead of reusing unchanged results.",
@@ -151,6 +157,7 @@ def build_config(kw: dict) -> tuple[list[Path], ScanConfig]:
         "max_file_size": kw.pop("max_file_size", None),
         "std": kw.pop("std", None),
         "use_cache": False if kw.pop("no_cache", False) else None,
+        "include_vendored": True if kw.pop("include_vendored", False) else None,
     }
     version = kw.pop("rocm_version", None)
     try:

@@ -57,6 +57,7 @@ class ScanConfig:
     use_cache: bool = True  # content-hash cache of per-file facts
     cache_dir: str = ""  # "" = $XDG_CACHE_HOME/hipscan or ~/.cache/hipscan
     progress: bool = False
+    include_vendored: bool = False  # scan bundled third-party trees as project code
 
     @property
     def excludes(self) -> tuple[str, ...]:

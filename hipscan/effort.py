@@ -9,8 +9,10 @@ deterministic: the same scan gives the same numbers and the same migration order
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
@@ -21,10 +23,12 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+from hipscan.apitable import load_api_table, parse_version
 from hipscan.graph import KERNEL, build_graph, dependents, file_dependency_graph
 from hipscan.model import CONFIDENCES, EFFORT_CLASSES, ScanResult
 
 CUDA_SUFFIXES = (".cu", ".cuh")
+_DEVICE = ("global", "device", "host-device")
 
 
 class ProfileError(ValueError):
@@ -82,8 +86,16 @@ class EffortProfile:
     fan_in_max_dependents: int
     translation_per_file: Hours
     translation_per_kloc: Hours
-    build_project: Hours
-    build_per_file: Hours
+    translation_per_call: Hours
+    translation_per_template: Hours
+    build_first: Hours
+    build_hip_check: Hours
+    build_per_library: Hours
+    build_tool: dict[str, Hours]
+    deprecated: dict[str, tuple[str, str]]  # category -> (class while HIP has it, API that tells)
+    optional_factor: float
+    optional_categories: frozenset[str]
+    optional_switch: re.Pattern[str]
     blocker_weight: float
     blocker_cap: int
     hours_per_day: float
@@ -141,6 +153,20 @@ def _profile_from(d: dict, source: str) -> EffortProfile:
             raise ProfileError(f"{source}: {table}.{key}: expected a number in [{lo}, {hi}]")
         return float(value)
 
+    def cls(value, where: str) -> str:
+        if value not in EFFORT_CLASSES:
+            raise ProfileError(f"{source}: {where}: expected one of {', '.join(EFFORT_CLASSES)}")
+        return value
+
+    deprecated = {}
+    for category, entry in d.get("deprecated", {}).items():
+        if not isinstance(entry, dict) or "while_present" not in entry or "api" not in entry:
+            raise ProfileError(f"{source}: deprecated.{category}: expected while_present and api")
+        deprecated[category] = (cls(entry["while_present"], f"deprecated.{category}"), str(entry["api"]))
+    try:
+        switch = re.compile(d["optional"]["switch_regex"])
+    except re.error as e:
+        raise ProfileError(f"{source}: optional.switch_regex: {e}") from e
     return EffortProfile(
         name=str(d.get("name", "custom")),
         hours={c: rng("hours", c) for c in EFFORT_CLASSES},
@@ -153,8 +179,16 @@ def _profile_from(d: dict, source: str) -> EffortProfile:
         fan_in_max_dependents=int(num("fan_in", "max_dependents")),
         translation_per_file=rng("translation", "per_file"),
         translation_per_kloc=rng("translation", "per_kloc"),
-        build_project=rng("build", "project"),
-        build_per_file=rng("build", "per_build_file"),
+        translation_per_call=rng("translation", "per_renamed_call"),
+        translation_per_template=rng("translation", "per_device_template"),
+        build_first=rng("build", "first_build"),
+        build_hip_check=rng("build", "hip_build_check"),
+        build_per_library=rng("build", "per_library"),
+        build_tool={t: rng("build_file", t) for t in d["build_file"]},
+        deprecated=deprecated,
+        optional_factor=num("optional", "factor", 0, 1),
+        optional_categories=frozenset(d["optional"]["categories"]),
+        optional_switch=switch,
         blocker_weight=num("readiness", "blocker_weight", 0, 1),
         blocker_cap=int(num("readiness", "blocker_cap", 0, 100)),
         hours_per_day=num("calendar", "hours_per_day", 1, 24),
@@ -273,14 +307,30 @@ class EffortReport:
     blockers: list[int]  # finding indices, severity "blocker", in path/line order
     order: list[WorkPackage] = field(default_factory=list)
     hours_per_day: float = 8.0
+    bundled: Hours = Hours()  # bundled third-party trees, each swapped for its ROCm twin
+    vendored: list = field(default_factory=list)  # VendoredTree, from the scan
+    hip_build: list = field(default_factory=list)  # HipEvidence, from the scan
+    build_parts: dict = field(default_factory=dict)  # what the build term is made of
+    adjusted: dict = field(default_factory=dict)  # finding counts priced below their class, by why
 
     @property
     def total(self) -> Hours:
-        return self.manual + self.translation + self.build
+        return self.manual + self.translation + self.build + self.bundled
 
     @property
     def person_days(self) -> Hours:
         return self.total.scale(1 / self.hours_per_day)
+
+    def dominant(self, findings: list, top: int = 3) -> list[tuple[str, float]]:
+        """The largest shares of the likely hours: finding categories, translation, build, bundled."""
+        parts: Counter = Counter()
+        for fe in self.findings:
+            parts[findings[fe.index].category] += fe.hours.likely
+        parts["translation"] += self.translation.likely
+        parts["build"] += self.build.likely
+        parts["bundled code"] += self.bundled.likely
+        whole = sum(parts.values()) or 1.0
+        return [(k, v / whole) for k, v in parts.most_common(top) if v > 0]
 
     def to_dict(self, findings: list | None = None) -> dict:
         """As JSON; with the scan's ``findings``, blockers are listed by location, not index."""
@@ -291,14 +341,19 @@ class EffortReport:
                 {k: findings[i].to_dict()[k] for k in ("rule", "path", "line", "column", "message")}
                 for i in self.blockers
             ]
-        return {
+        out = {
             "profile": self.profile,
             "hours": self.total.to_dict(),
             "person_days": days.to_dict(),
             "manual_hours": self.manual.to_dict(),
             "translation_hours": self.translation.to_dict(),
             "build_hours": self.build.to_dict(),
+            "build_parts": self.build_parts,
+            "bundled_hours": self.bundled.to_dict(),
             "build_files": self.build_files,
+            "hip_build": [e.to_dict() for e in self.hip_build],
+            "vendored": [t.to_dict() for t in self.vendored],
+            "priced_below_class": self.adjusted,
             "readiness": self.readiness,
             "readiness_parts": self.readiness_parts,
             "blockers": blockers,
@@ -306,6 +361,9 @@ class EffortReport:
             "kernels": [k.to_dict() for k in self.kernels],
             "migration_order": [p.to_dict() for p in self.order],
         }
+        if findings is not None:
+            out["dominated_by"] = [{"part": k, "share": round(v, 3)} for k, v in self.dominant(findings)]
+        return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,9 +371,9 @@ class EffortReport:
 
 
 def _cuda_files(result: ScanResult) -> set[str]:
-    """Files holding CUDA code: .cu/.cuh, or any device function, launch, CUDA identifier, asm,
-    CUDA storage class or finding seen in them (a plain C++ file needs no translation; build
-    files have their own term)."""
+    """Files holding CUDA code: .cu/.cuh, or any device function (or its prototype), launch, CUDA
+    identifier, asm, CUDA storage class or finding seen in them (a plain C++ file needs no translation; build
+    files have their own term). Bundled third-party trees are priced apart."""
     paths = {f.path for f in result.files if f.path.endswith(CUDA_SUFFIXES)}
     for ff in result.facts:
         paths.update(fn.loc.path for fn in ff.functions if fn.space != "host")
@@ -323,27 +381,139 @@ def _cuda_files(result: ScanResult) -> set[str]:
         paths.update(x.loc.path for x in ff.idents if not x.from_inactive_branch)
         paths.update(x.loc.path for x in ff.asms)
         paths.update(d.loc.path for d in ff.decls if d.storage and d.context != "host")
+        # a header declaring kernels or device functions (prototypes) is hipified too
+        paths.update(d.loc.path for d in ff.decls if d.kind == "function" and d.context in _DEVICE)
     paths.update(f.path for f in result.findings)
-    return paths - set(_build_files(result))
+    vendored = getattr(result, "vendored", ())
+    return {p for p in paths if not any(t.contains(p) for t in vendored)} - set(_build_files(result))
 
 
 def _build_files(result: ScanResult) -> list[str]:
     return sorted({b.loc.path for ff in result.facts for b in ff.builds})
 
 
+@lru_cache(maxsize=1)
+def _renamed() -> frozenset[str]:
+    """CUDA API names hipify renames one for one (a HIP twin under another name)."""
+    return frozenset(n for n, e in load_api_table().entries.items() if e.hip_name and e.hip_name != n)
+
+
+def _renamed_calls(result: ScanResult) -> Counter:
+    """Per file, the calls of CUDA API functions that hipify renames: nearly free work."""
+    renamed = _renamed()
+    seen: set[tuple] = set()
+    out: Counter = Counter()
+    for ff in result.facts:
+        for c in ff.calls:
+            key = (c.loc.path, c.loc.line, c.loc.column)
+            if c.callee in renamed and key not in seen:
+                seen.add(key)
+                out[c.loc.path] += 1
+    return out
+
+
+def _device_templates(result: ScanResult) -> Counter:
+    """Per file, device-side function templates (kernels included): hip-clang checks templates
+    more strictly than nvcc (two-phase lookup, `template` disambiguators), and each needs its
+    instantiations compiled and tested on AMD."""
+    seen: set[tuple] = set()
+    out: Counter = Counter()
+    for ff in result.facts:
+        for fn in ff.functions:
+            key = (fn.loc.path, fn.loc.line)
+            if fn.space != "host" and fn.is_template and key not in seen:
+                seen.add(key)
+                out[fn.loc.path] += 1
+    return out
+
+
+def _class_for(f, profile: EffortProfile, rocm: tuple[int, ...] | None) -> tuple[str, str]:
+    """The effort class a finding is priced at, and why it differs from its rule's ('' if not).
+
+    A deprecated API HIP still ships (texture references up to the release that removes them,
+    per the API table) is a rename for the targeted ROCm, not the rule's rewrite.
+    """
+    entry = profile.deprecated.get(f.category)
+    if entry is None:
+        return f.effort, ""
+    while_present, api = entry
+    api_entry = load_api_table().entries.get(api)
+    removed = parse_version(api_entry.hip_removed) if api_entry else None
+    if removed is not None and (rocm is None or tuple(rocm) >= removed):
+        return f.effort, ""
+    if EFFORT_CLASSES.index(while_present) >= EFFORT_CLASSES.index(f.effort):
+        return f.effort, ""
+    return while_present, "deprecated, still in HIP"
+
+
+def _optional_lines(result: ScanResult, profile: EffortProfile) -> dict[str, list[tuple[int, int]]]:
+    """Per file, line ranges inside ``#ifdef USE_X``-style branches of an optional feature that
+    the scan did not turn on: a port may keep that feature on the CUDA build only."""
+    on = set(getattr(result, "auto_defines", ()))
+    out: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    for ff in result.facts:
+        for b in ff.branches:
+            kind, text = b.chain[-1] if b.chain else ("", "")
+            name = text.strip()
+            if kind == "if":
+                m = re.fullmatch(r"defined\s*\(?\s*(\w+)\s*\)?", name)
+                name = m.group(1) if m else ""
+            if kind in ("ifdef", "if") and profile.optional_switch.fullmatch(name) and name not in on:
+                out[b.loc.path].add((b.loc.line, b.end_line))
+    return {p: sorted(r) for p, r in out.items()}
+
+
+def _in_ranges(ranges: list[tuple[int, int]], line: int) -> bool:
+    return any(lo < line < hi for lo, hi in ranges)
+
+
+def _build_term(result: ScanResult, profile: EffortProfile, has_cuda: bool) -> tuple[Hours, dict]:
+    """The build port priced from the build files that name CUDA and what they use: a first HIP
+    build once, each such build file by its tool, each CUDA library it links. With a HIP build
+    path already in place only checking it is left."""
+    if not has_cuda:
+        return Hours(), {}
+    if any(e.kind == "build" for e in getattr(result, "hip_build", ())):
+        return profile.build_hip_check, {"hip_build_check": profile.build_hip_check.likely}
+    tools: dict[str, str] = {}
+    libraries: set[str] = set()
+    for ff in result.facts:
+        for b in ff.builds:
+            tools.setdefault(b.loc.path, b.tool)
+            if b.kind == "library":
+                libraries.add(b.value.lower())
+    hours = profile.build_first
+    parts = {"first_build": profile.build_first.likely}
+    for path in sorted(tools):
+        h = profile.build_tool.get(tools[path], profile.build_tool.get("make", Hours()))
+        hours = hours + h
+        parts[path] = h.likely
+    if libraries:
+        lib_hours = profile.build_per_library.scale(len(libraries))
+        hours = hours + lib_hours
+        parts["libraries: " + ", ".join(sorted(libraries))] = lib_hours.likely
+    return hours, {k: round(v, 2) for k, v in parts.items()}
+
+
 def estimate(
     result: ScanResult,
     graph: nx.DiGraph | None = None,
     profile: EffortProfile | None = None,
+    rocm_version: tuple[int, ...] | None = None,
 ) -> EffortReport:
-    """The effort estimate of a scan (see docs/effort.md for the formula)."""
+    """The effort estimate of a scan (see docs/effort.md for the formula).
+
+    ``rocm_version`` is the targeted release: deprecated APIs HIP still has there cost a rename.
+    """
     profile = profile or load_profile()
     g = graph if graph is not None else build_graph(result)
     files_g = file_dependency_graph(g)
     fan_in_of = {p: len(dependents(files_g, p)) for p in files_g}
+    optional = _optional_lines(result, profile)
 
     # Per finding: class hours x repeat decay x confidence x fan-in validation.
     seen: Counter = Counter()
+    adjusted: Counter = Counter()
     files_with: dict[str, list[str]] = {}  # rule -> files holding it, in path order
     order = sorted(range(len(result.findings)), key=lambda i: result.findings[i].sort_key)
     by_index: dict[int, FindingEffort] = {}
@@ -362,14 +532,27 @@ def estimate(
             * profile.confidence.get(f.confidence, 1.0)
             * (1 + profile.fan_in_per_dependent * min(fan_in, profile.fan_in_max_dependents))
         )
-        base = profile.hours.get(f.effort, profile.hours["medium"])
+        if f.category in profile.optional_categories and _in_ranges(optional.get(f.path, []), f.line):
+            factor *= profile.optional_factor
+            adjusted["optional feature"] += 1
+        effort_class, why = _class_for(f, profile, rocm_version)
+        if why:
+            adjusted[why] += 1
+        base = profile.hours.get(effort_class, profile.hours["medium"])
         by_index[i] = FindingEffort(i, base.scale(factor), n, fan_in, factor)
     per_finding = [by_index[i] for i in range(len(result.findings))]
 
     # Per file.
     cuda = _cuda_files(result)
+    hip_build = list(getattr(result, "hip_build", ()))
+    ported_build = any(e.kind == "build" for e in hip_build)
+    hip_arms = {e.path for e in hip_build if e.kind == "source"}
+    calls = _renamed_calls(result)
+    templates = _device_templates(result)
     lines = {f.path: f.lines for f in result.files}
     all_paths = sorted(set(lines) | {f.path for f in result.findings} | set(files_g) | cuda)
+    vendored = list(getattr(result, "vendored", ()))
+    all_paths = [p for p in all_paths if not any(t.contains(p) for t in vendored)]
     files = {p: FileEffort(p, cuda=p in cuda, fan_in=fan_in_of.get(p, 0)) for p in all_paths}
     for fe in per_finding:
         f = result.findings[fe.index]
@@ -378,11 +561,20 @@ def estimate(
         entry.count += 1
         entry.blockers += f.severity == "blocker"
     for p, entry in files.items():
-        if entry.cuda:
+        # a HIP build already compiles the shared code, and a file with HIP arms was ported by
+        # hand: what is left there is its findings
+        if entry.cuda and not ported_build and p not in hip_arms:
             kloc = lines.get(p, 0) / 1000
-            entry.translation = profile.translation_per_file + profile.translation_per_kloc.scale(kloc)
+            entry.translation = (
+                profile.translation_per_file
+                + profile.translation_per_kloc.scale(kloc)
+                + profile.translation_per_call.scale(calls.get(p, 0))
+                + profile.translation_per_template.scale(templates.get(p, 0))
+            )
     for p in files_g:
-        deps = nx.descendants(files_g, p)
+        if p not in files:
+            continue
+        deps = [d for d in nx.descendants(files_g, p) if d in files]
         files[p].inherited = total(files[d].findings for d in sorted(deps))
         files[p].inherited_findings = sum(files[d].count for d in deps)
 
@@ -392,11 +584,10 @@ def estimate(
         directories[parent] = directories[parent] + entry.total
 
     build_files = _build_files(result)
-    build = Hours()
-    if cuda:
-        build = profile.build_project + profile.build_per_file.scale(len(build_files))
+    build, build_parts = _build_term(result, profile, bool(cuda))
     manual = total(fe.hours for fe in per_finding)
     translation = total(files[p].translation for p in sorted(files))
+    bundled = total(Hours(*t.hours) for t in vendored)
 
     blockers = [i for i in order if result.findings[i].severity == "blocker"]
     readiness, parts = _readiness(profile, manual, translation + build, files, cuda, blockers)
@@ -415,6 +606,11 @@ def estimate(
         readiness_parts=parts,
         blockers=blockers,
         hours_per_day=profile.hours_per_day,
+        bundled=bundled,
+        vendored=vendored,
+        hip_build=hip_build,
+        build_parts=build_parts,
+        adjusted=dict(sorted(adjusted.items())),
     )
     report.order = migration_order(g, files_g, report)
     return report

@@ -81,3 +81,12 @@ class ScanResult:
     seconds: float = 0.0
     mode: str = "shim"
     auto_defines: list[str] = field(default_factory=list)  # project CUDA switches the scan turned on
+    vendored: list = field(default_factory=list)  # list[VendoredTree]: bundled trees left out
+    hip_build: list = field(default_factory=list)  # list[HipEvidence]: signs of an existing HIP build
+
+    def vendored_owner(self, path: str):
+        """The bundled tree ``path`` lies in, or None."""
+        for t in self.vendored:
+            if t.contains(path):
+                return t
+        return None

@@ -35,13 +35,19 @@ def test_pert_mean_and_sums():
 def test_per_finding_hours_follow_the_profile(tmp_path):
     _, result = sample_result(tmp_path)
     r = estimate(result)
-    # warp.cuh is a header three files depend on: x (1 + 0.05 * 3)
+    p = load_profile()
+    fan = 1 + p.fan_in_per_dependent * 3  # warp.cuh is a header three files depend on
+
+    def hours(cls, k=1.0):
+        h = p.hours[cls]
+        return h.low * k, h.likely * k, h.high * k
+
     warp = by_rule(result, r, "HIP201")
-    assert warp.fan_in == 3 and approx(warp.hours, 2 * 1.15, 4 * 1.15, 8 * 1.15)
-    assert approx(by_rule(result, r, "HIP202").hours, 0.5 * 1.15, 1.15, 2 * 1.15)
-    assert approx(by_rule(result, r, "HIP301").hours, 8, 16, 32)  # large, nobody includes it
-    assert approx(by_rule(result, r, "HIP101").hours, 24, 40, 80)  # rewrite
-    assert approx(by_rule(result, r, "HIP901").hours, 0.085, 0.2125, 0.425)  # medium confidence
+    assert warp.fan_in == 3 and approx(warp.hours, *hours("medium", fan))
+    assert approx(by_rule(result, r, "HIP202").hours, *hours("small", fan))
+    assert approx(by_rule(result, r, "HIP301").hours, *hours("large"))  # nobody includes it
+    assert approx(by_rule(result, r, "HIP101").hours, *hours("rewrite"))
+    assert approx(by_rule(result, r, "HIP901").hours, *hours("trivial", p.confidence["medium"]))
     assert approx(
         r.manual,
         *(
@@ -53,38 +59,68 @@ def test_per_finding_hours_follow_the_profile(tmp_path):
 
 def test_repeats_of_one_rule_in_one_file_decay(tmp_path):
     _, result = sample_result(tmp_path)
+    p = load_profile()
     first = next(f for f in result.findings if f.rule == "HIP301")
     result.findings = [replace(first, line=first.line + k) for k in range(6)]
     r = estimate(result)
     factors = [fe.factor for fe in sorted(r.findings, key=lambda fe: fe.repeat)]
-    assert factors == pytest.approx([1, 0.5, 0.25, 0.125, 0.1, 0.1])
+    assert factors == pytest.approx([max(p.repeat_decay**n, p.repeat_floor) for n in range(6)])
+    assert factors[:2] == pytest.approx([1, p.repeat_decay])
     # the same rule in a further file starts again, at the project-wide repeat rate
     other = replace(first, path="src/tree.cu")
     result.findings.append(other)
-    assert estimate(result).findings[-1].factor == pytest.approx(0.85)
+    assert estimate(result).findings[-1].factor == pytest.approx(p.project_decay)
     # ... which never falls below its floor however many files repeat the rule
     result.findings = [replace(first, path=f"src/f{k:02d}.cu") for k in range(20)]
     factors = [fe.factor for fe in estimate(result).findings]
-    assert factors[0] == pytest.approx(1.0) and factors[1] == pytest.approx(0.85)
-    assert factors[-1] == pytest.approx(0.25)
+    assert factors[0] == pytest.approx(1.0) and factors[1] == pytest.approx(p.project_decay)
+    assert factors[-1] == pytest.approx(p.project_floor)
 
 
 def test_translation_and_build_terms(tmp_path):
     _, result = sample_result(tmp_path)
     r = estimate(result)
+    p = load_profile()
     # CUDA files: warp.cuh (5 lines), reduce.cu (9), tree.cu (9); not plain.cpp, not CMake
     cuda = sorted(p for p, fe in r.files.items() if fe.cuda)
     assert cuda == ["common/warp.cuh", "src/reduce.cu", "src/tree.cu"]
     lines = 6 + 9 + 9
-    assert approx(r.translation, 0.3 + 0.5 * lines / 1000, 0.75 + lines / 1000, 1.5 + 2 * lines / 1000)
+    calls = (
+        r.translation.likely
+        - 3 * p.translation_per_file.likely
+        - p.translation_per_kloc.likely * lines / 1000
+    )
+    # what is left is renamed API calls and device templates, each priced by the profile
+    assert calls >= 0
+    expect = (
+        p.translation_per_file.scale(3)
+        + p.translation_per_kloc.scale(lines / 1000)
+        + p.translation_per_call.scale(_renamed(result))
+        + p.translation_per_template.scale(_templates(result))
+    )
+    assert approx(r.translation, expect.low, expect.likely, expect.high)
     assert r.build_files == ["CMakeLists.txt"]
-    assert approx(r.build, 4.5, 9, 19)
+    # one CMake build file naming CUDA, no library linked: a first build plus that file
+    build = p.build_first + p.build_tool["cmake"]
+    assert approx(r.build, build.low, build.likely, build.high)
     assert r.files["src/plain.cpp"].total == Hours()
     assert approx(
         r.total,
         *(getattr(r.manual + r.translation + r.build, k) for k in ("low", "likely", "high")),
     )
     assert r.person_days.likely == pytest.approx(r.total.likely / 8)
+
+
+def _renamed(result) -> int:
+    from hipscan.effort import _renamed_calls
+
+    return sum(_renamed_calls(result).values())
+
+
+def _templates(result) -> int:
+    from hipscan.effort import _device_templates
+
+    return sum(_device_templates(result).values())
 
 
 def test_header_findings_carry_into_dependents(tmp_path):

@@ -40,7 +40,8 @@ FLAGS = [
         "flag",
         re.compile(r"(?<![\w-])(?P<v>-rdc(?:=true)?|--relocatable-device-code(?:=true)?)(?![\w-])"),
     ),
-    ("flag", re.compile(r"(?<![\w-])(?P<v>-dc|-G|--device-debug)(?![\w=-])"), NVCC_LINE),
+    # --device-c is -dc's long form (cholla's Makefile: `$(NVCC) ... --device-c`)
+    ("flag", re.compile(r"(?<![\w-])(?P<v>-dc|--device-c|-G|--device-debug)(?![\w=-])"), NVCC_LINE),
     ("flag", re.compile(r"(?<![\w-])(?P<v>--?x\s+cu)\b")),  # nvcc's language switch
     (
         "architecture",
