@@ -70,7 +70,9 @@ def scan(
     switches = cuda_switches(sorted(sources.project_files), tuple(config.defines) + tuple(config.undefines))
     if switches:  # the project's own "build the CUDA code" switches: that code is what is ported
         config = replace(config, defines=tuple(config.defines) + switches)
-    result = ScanResult(root=sources.root, auto_defines=list(switches))
+    result = ScanResult(
+        root=sources.root, auto_defines=list(switches), rocm_version=tuple(config.rocm_version)
+    )
     inside: dict[str, int] = {}  # bundled tree -> findings in it (seen through project includes)
     options = replace(
         rule_options(config), hip_names=hip_provided_names(sorted(sources.project_files), sources.root)

@@ -506,10 +506,12 @@ def estimate(
     ``rocm_version`` is the targeted release: deprecated APIs HIP still has there cost a rename.
     """
     profile = profile or load_profile()
+    rocm_version = rocm_version or tuple(getattr(result, "rocm_version", ())) or None
     g = graph if graph is not None else build_graph(result)
     files_g = file_dependency_graph(g)
     fan_in_of = {p: len(dependents(files_g, p)) for p in files_g}
     optional = _optional_lines(result, profile)
+    ported_build = any(e.kind == "build" for e in getattr(result, "hip_build", ()))
 
     # Per finding: class hours x repeat decay x confidence x fan-in validation.
     seen: Counter = Counter()
@@ -535,6 +537,9 @@ def estimate(
         if f.category in profile.optional_categories and _in_ranges(optional.get(f.path, []), f.line):
             factor *= profile.optional_factor
             adjusted["optional feature"] += 1
+        if ported_build and f.category == "build-system":
+            factor = 0.0  # the HIP build exists; the CUDA build keeps its own flags
+            adjusted["HIP build exists"] += 1
         effort_class, why = _class_for(f, profile, rocm_version)
         if why:
             adjusted[why] += 1
@@ -545,7 +550,6 @@ def estimate(
     # Per file.
     cuda = _cuda_files(result)
     hip_build = list(getattr(result, "hip_build", ()))
-    ported_build = any(e.kind == "build" for e in hip_build)
     hip_arms = {e.path for e in hip_build if e.kind == "source"}
     calls = _renamed_calls(result)
     templates = _device_templates(result)

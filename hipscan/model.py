@@ -83,6 +83,7 @@ class ScanResult:
     auto_defines: list[str] = field(default_factory=list)  # project CUDA switches the scan turned on
     vendored: list = field(default_factory=list)  # list[VendoredTree]: bundled trees left out
     hip_build: list = field(default_factory=list)  # list[HipEvidence]: signs of an existing HIP build
+    rocm_version: tuple[int, ...] = ()  # the targeted ROCm release the scan was run for
 
     def vendored_owner(self, path: str):
         """The bundled tree ``path`` lies in, or None."""

@@ -19,6 +19,32 @@ def render_text(result: ScanResult, ctx: ReportContext) -> str:
     return head + render_summary(result, ctx)
 
 
+def context_lines(effort) -> list[str]:
+    """What changes how the estimate reads: a HIP build already there, bundled trees left out."""
+    out = []
+    builds = [e for e in effort.hip_build if e.kind == "build"]
+    arms = [e for e in effort.hip_build if e.kind == "source"]
+    if builds:
+        more = f" and {len(arms)} file(s) with HIP arms" if arms else ""
+        out.append(
+            "HIP build path found: "
+            + "; ".join(str(e) for e in builds[:3])
+            + more
+            + ": only what that build still compiles wrongly is priced"
+        )
+    elif arms:
+        out.append(
+            f"HIP code paths found in {len(arms)} file(s) (e.g. {arms[0]}): those files are priced "
+            "for their findings only"
+        )
+    for t in effort.vendored:
+        out.append(
+            f"bundled {t.name} ({t.path}/, {t.files} files): {t.advice}; left out of the scan "
+            f"(--include-vendored scans it), {t.hours[1]:g} h"
+        )
+    return out
+
+
 def render_summary(result: ScanResult, ctx: ReportContext) -> str:
     """The two closing lines: counts, then readiness and effort."""
     lines: list[str] = []
@@ -37,4 +63,5 @@ def render_summary(result: ScanResult, ctx: ReportContext) -> str:
         f"(likely {days.likely:.1f}, PERT mean {days.mean:.1f}); "
         f"{len(effort.blockers)} blocker(s)"
     )
+    lines += context_lines(effort)
     return "\n".join(lines) + "\n"
