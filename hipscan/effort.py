@@ -91,6 +91,7 @@ class EffortProfile:
     build_first: Hours
     build_hip_check: Hours
     build_per_library: Hours
+    build_repeat_floor: float
     build_tool: dict[str, Hours]
     deprecated: dict[str, tuple[str, str]]  # category -> (class while HIP has it, API that tells)
     optional_factor: float
@@ -184,6 +185,7 @@ def _profile_from(d: dict, source: str) -> EffortProfile:
         build_first=rng("build", "first_build"),
         build_hip_check=rng("build", "hip_build_check"),
         build_per_library=rng("build", "per_library"),
+        build_repeat_floor=num("build", "repeat_floor", 0, 1),
         build_tool={t: rng("build_file", t) for t in d["build_file"]},
         deprecated=deprecated,
         optional_factor=num("optional", "factor", 0, 1),
@@ -484,8 +486,13 @@ def _build_term(result: ScanResult, profile: EffortProfile, has_cuda: bool) -> t
                 libraries.add(b.value.lower())
     hours = profile.build_first
     parts = {"first_build": profile.build_first.likely}
+    seen: Counter = Counter()
     for path in sorted(tools):
+        # the k-th build file of one tool repeats a known change (200 sample CMakeLists.txt)
+        k = seen[tools[path]]
+        seen[tools[path]] += 1
         h = profile.build_tool.get(tools[path], profile.build_tool.get("make", Hours()))
+        h = h.scale(max(profile.project_decay**k, profile.build_repeat_floor))
         hours = hours + h
         parts[path] = h.likely
     if libraries:
@@ -635,6 +642,7 @@ def _readiness(profile, manual: Hours, mechanical: Hours, files, cuda, blockers)
         "blocker_files": blocker_files,
         "cuda_files": len(cuda),
         "blocker_weight": profile.blocker_weight,
+        "blocker_cap": profile.blocker_cap,
         "capped": bool(blockers) and score == profile.blocker_cap,
     }
     return int(round(score)), parts

@@ -18,6 +18,7 @@ from hipscan import __version__
 from hipscan.effort import EffortProfile, EffortReport, estimate
 from hipscan.graph import build_graph, graph_summary
 from hipscan.model import SEVERITIES, Finding, ScanResult
+from hipscan.planning import Plan, plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +91,7 @@ class ReportContext:
     profile: EffortProfile | None = None
     translations: list | None = None  # FileTranslation objects or their to_dict() dicts
     version: str = __version__
+    plan: Plan | None = None
     markdown_limit: int = 20  # findings listed in a Markdown PR comment
     excerpt_lines: int = 3  # lines of context either side in the HTML report
     _meta: dict[str, RuleMeta] = field(default_factory=dict)
@@ -104,6 +106,8 @@ class ReportContext:
             self.graph = build_graph(result)
         if self.effort is None:
             self.effort = estimate(result, self.graph, self.profile)
+        if self.plan is None:
+            self.plan = plan(result, self.effort, self.graph, self.rules)
         return self
 
     def rule(self, finding: Finding) -> RuleMeta:
@@ -135,4 +139,5 @@ def summary(result: ScanResult, ctx: ReportContext) -> dict:
         "readiness": ctx.effort.readiness,
         "effort": ctx.effort.to_dict(result.findings),
         "graph": graph_summary(ctx.graph, result),
+        "planning": ctx.plan.to_dict(),
     }

@@ -26,6 +26,8 @@ from hipscan.resources import templates_dir
 TEMPLATE = "report.html.j2"
 DETAIL_LIMIT = 2000  # findings shown with excerpt and documentation; the rest in the table only
 GRAPH_NODES = 60  # files drawn in the dependency picture, hottest first
+COMPONENT_GRAPH_FILES = 150  # above this many files the picture shows components, not files
+LOCATIONS_SHOWN = 200  # locations listed under one rule in the planning view
 PACKAGE_LIMIT = 200  # migration-order rows
 
 SEVERITY_COLOUR = {
@@ -210,6 +212,67 @@ def graph_layout(g: nx.DiGraph, result: ScanResult, ctx: ReportContext, limit: i
     }
 
 
+def component_layout(plan, limit: int) -> dict:
+    """The component graph drawn like the file graph: layers of its condensation, leaves left.
+
+    Used when a tree has too many files for a readable file picture; circle size is findings,
+    colour the component's readiness band.
+    """
+    comps = {c.name: c for c in plan.components[:limit]}
+    g = nx.DiGraph()
+    g.add_nodes_from(comps)
+    g.add_edges_from((a, b) for a, b, _ in plan.edges if a in comps and b in comps)
+    if not comps:
+        return {"nodes": [], "edges": [], "width": 0, "height": 0, "hidden": 0}
+    cond = nx.condensation(g)
+    layer_of_c: dict[int, int] = {}
+    for c in reversed(list(nx.topological_sort(cond))):
+        layer_of_c[c] = 1 + max((layer_of_c[s] for s in cond.successors(c)), default=-1)
+    by_layer: dict[int, list[str]] = defaultdict(list)
+    for name in comps:  # components come costliest first
+        by_layer[layer_of_c[cond.graph["mapping"][name]] if g.degree(name) else -1].append(name)
+    rows_max, col_w, row_h, pad = 12, 230, 44, 30
+    columns: list[list[str]] = []
+    for lay in sorted(k for k in by_layer if k >= 0) + ([-1] if -1 in by_layer else []):
+        members = by_layer[lay]
+        columns += [members[i : i + rows_max] for i in range(0, len(members), rows_max)]
+    coords = {}
+    for ci, col in enumerate(columns):
+        for row, name in enumerate(col):
+            coords[name] = (pad + 60 + ci * col_w, pad + 10 + row * row_h)
+    nodes = []
+    for name, c in comps.items():
+        x, y = coords[name]
+        colour = "#16a34a" if c.readiness >= 70 else "#f59e0b" if c.readiness >= 40 else "#dc2626"
+        label = PurePosixPath(name).name or name
+        nodes.append(
+            {
+                "x": x,
+                "y": y,
+                "r": round(6 + 2 * math.sqrt(c.findings), 1) if c.findings else 5,
+                "colour": colour,
+                "label": label if len(label) <= 28 else label[:27] + "…",
+                "title": f"{name}: {len(c.files)} file(s), {c.findings} finding(s), "
+                f"{c.hours.likely:.1f} h likely, readiness {c.readiness}",
+                "hot": False,
+                "anchor": _anchor("component", name),
+            }
+        )
+    radius = {n["anchor"]: n["r"] for n in nodes}
+    edges = [
+        _edge(coords[a], coords[b], radius[_anchor("component", b)])
+        for a, b, _ in plan.edges
+        if a in coords and b in coords
+    ]
+    return {
+        "nodes": nodes,
+        "edges": edges,
+        "width": pad * 2 + 120 + col_w * max(0, len(columns) - 1) + 90,
+        "height": pad * 2 + 20 + row_h * (max(len(c) for c in columns) - 1) + 20,
+        "hidden": max(0, len(plan.components) - limit),
+    }
+
+
 def _edge(a: tuple[float, float], b: tuple[float, float], r_target: float) -> dict:
     """A quadratic curve from ``a`` to the rim of the circle at ``b``.
 
@@ -342,6 +405,9 @@ def render_html(result: ScanResult, ctx: ReportContext) -> str:
     blockers = [
         {"f": result.findings[i], "anchor": _anchor("file", result.findings[i].path)} for i in effort.blockers
     ]
+    plan = ctx.plan
+    many = len(effort.files) > COMPONENT_GRAPH_FILES and len(plan.components) > 1
+    graph = component_layout(plan, GRAPH_NODES) if many else graph_layout(ctx.graph, result, ctx, GRAPH_NODES)
     pkgs = [p for p in effort.order if p.findings or p.kernels]
     cat_max = max(s["by_category"].values(), default=1)
     translation_keys, translation_rows = _translation_rows(ctx)
@@ -361,7 +427,13 @@ def render_html(result: ScanResult, ctx: ReportContext) -> str:
         findings=findings,
         detail_limit=DETAIL_LIMIT,
         rules=list(rules.values()),
-        graph=graph_layout(ctx.graph, result, ctx, GRAPH_NODES),
+        graph=graph,
+        graph_level="component" if many else "file",
+        plan=plan,
+        component_anchor=lambda name: _anchor("component", name),
+        location_anchor=lambda loc: _anchor("file", loc.rsplit(":", 2)[0]),
+        locations_shown=LOCATIONS_SHOWN,
+        dominant=effort.dominant(result.findings, 4),
         kernels=effort.kernels[:25],
         packages=pkgs[:PACKAGE_LIMIT],
         packages_hidden=len(pkgs) - min(len(pkgs), PACKAGE_LIMIT),
