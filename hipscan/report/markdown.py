@@ -49,6 +49,47 @@ def _code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+COMPONENTS_SHOWN = 8
+RULES_SHOWN = 6
+
+
+def _planning(effort, ctx: ReportContext) -> list[str]:
+    """Where the work is (costliest components) and what is hard (rules by hours), a few rows each."""
+    out: list[str] = []
+    hpd = effort.hours_per_day
+    for e in [e for e in effort.hip_build if e.kind == "build"][:1]:
+        out.append(
+            f"HIP build path found: {_code(f'{e.path}:{e.line}')} ({_cell(e.what)}): "
+            "only what it still compiles wrongly is priced."
+        )
+    for t in effort.vendored[:3]:
+        out.append(f"Bundled {_cell(t.name)} ({_code(t.path + '/')}): {_cell(t.advice)}.")
+    if out:
+        out.append("")
+    plan = ctx.plan
+    if len(plan.components) > 1:
+        out += [
+            f"| {plan.kind} | findings | blockers | readiness | person-days | costliest rule |",
+            "|---|---:|---:|---:|---|---|",
+        ]
+        for c in plan.components[:COMPONENTS_SHOWN]:
+            top = f"{c.rules[0].rule} ×{c.rules[0].count}" if c.rules else ""
+            out.append(
+                f"| {_code(c.name)} | {c.findings} | {c.blockers} | {c.readiness} "
+                f"| {c.hours.likely / hpd:.1f} ({c.hours.low / hpd:.1f}–{c.hours.high / hpd:.1f}) | {top} |"
+            )
+        if len(plan.components) > COMPONENTS_SHOWN:
+            out.append(f"\n…{len(plan.components) - COMPONENTS_SHOWN} more components in the HTML report.")
+        out.append("")
+    if plan.hard_rules:
+        rules = [
+            f"{_cell(g.rule)} {_cell(g.title)} ×{g.count} ({g.hours.likely:.0f} h)"
+            for g in plan.hard_rules[:RULES_SHOWN]
+        ]
+        out += ["Costliest rules: " + "; ".join(rules), ""]
+    return out
+
+
 def render_markdown(result: ScanResult, ctx: ReportContext) -> str:
     s = summary(result, ctx)
     effort = ctx.effort
@@ -61,6 +102,7 @@ def render_markdown(result: ScanResult, ctx: ReportContext) -> str:
         f"| {days.low:.1f}–{days.high:.1f} (likely {days.likely:.1f}) | {s['files']} |",
         "",
     ]
+    out += _planning(effort, ctx)
     if s["by_severity"]:
         out.append("By severity: " + ", ".join(f"{n} {sev}" for sev, n in s["by_severity"].items()))
         cats = list(s["by_category"].items())
