@@ -191,8 +191,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         repo, commit = given[anchor.name]
         tree = extract(anchor, repo, commit or anchor.commit, args.work)
-        variants = [False, True] if args.with_vendored else [False]
-        for vendored in variants:
+        for vendored in (False, True):
+            if vendored and not (args.with_vendored and rows and rows[-1]["bundled"]):
+                continue
             config = ScanConfig(
                 jobs=args.jobs,
                 extra_exclude=anchor.exclude,
@@ -215,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
                     "days": days,
                     "dominant": dominant(report, result),
                     "readiness": report.readiness,
+                    "bundled": [t.name for t in result.vendored],
                 }
             )
     print_table(rows)

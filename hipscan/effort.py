@@ -244,6 +244,7 @@ class FileEffort:
             "hours": self.total.to_dict(),
             "finding_hours": self.findings.to_dict(),
             "translation_hours": self.translation.to_dict(),
+            "translation_parts": self.translation_parts,
             "inherited_hours": self.inherited.to_dict(),
             "inherited_findings": self.inherited_findings,
         }
@@ -314,6 +315,7 @@ class EffortReport:
     hip_build: list = field(default_factory=list)  # HipEvidence, from the scan
     build_parts: dict = field(default_factory=dict)  # what the build term is made of
     adjusted: dict = field(default_factory=dict)  # finding counts priced below their class, by why
+    translation_parts: dict = field(default_factory=dict)  # likely hours of each translation term
 
     @property
     def total(self) -> Hours:
@@ -328,7 +330,9 @@ class EffortReport:
         parts: Counter = Counter()
         for fe in self.findings:
             parts[findings[fe.index].category] += fe.hours.likely
-        parts["translation"] += self.translation.likely
+        templates = self.translation_parts.get("device_templates", 0.0)
+        parts["translation"] += self.translation.likely - templates
+        parts["device templates"] += templates
         parts["build"] += self.build.likely
         parts["bundled code"] += self.bundled.likely
         whole = sum(parts.values()) or 1.0
@@ -349,6 +353,7 @@ class EffortReport:
             "person_days": days.to_dict(),
             "manual_hours": self.manual.to_dict(),
             "translation_hours": self.translation.to_dict(),
+            "translation_parts": self.translation_parts,
             "build_hours": self.build.to_dict(),
             "build_parts": self.build_parts,
             "bundled_hours": self.bundled.to_dict(),
@@ -571,17 +576,20 @@ def estimate(
         entry.findings = entry.findings + fe.hours
         entry.count += 1
         entry.blockers += f.severity == "blocker"
+    tparts: Counter = Counter()
     for p, entry in files.items():
         # a HIP build already compiles the shared code, and a file with HIP arms was ported by
         # hand: what is left there is its findings
         if entry.cuda and not ported_build and p not in hip_arms:
-            kloc = lines.get(p, 0) / 1000
-            entry.translation = (
-                profile.translation_per_file
-                + profile.translation_per_kloc.scale(kloc)
-                + profile.translation_per_call.scale(calls.get(p, 0))
-                + profile.translation_per_template.scale(templates.get(p, 0))
-            )
+            terms = {
+                "per_file": profile.translation_per_file,
+                "per_kloc": profile.translation_per_kloc.scale(lines.get(p, 0) / 1000),
+                "renamed_calls": profile.translation_per_call.scale(calls.get(p, 0)),
+                "device_templates": profile.translation_per_template.scale(templates.get(p, 0)),
+            }
+            entry.translation = total(terms.values())
+            for k, h in terms.items():
+                tparts[k] += h.likely
     for p in files_g:
         if p not in files:
             continue
@@ -622,6 +630,7 @@ def estimate(
         hip_build=hip_build,
         build_parts=build_parts,
         adjusted=dict(sorted(adjusted.items())),
+        translation_parts={k: round(tparts[k], 2) for k in sorted(tparts)},
     )
     report.order = migration_order(g, files_g, report)
     return report
