@@ -104,13 +104,21 @@ ANCHORS = (
 
 # What decides the findings: a change here invalidates saved scans (the effort model does not).
 SCAN_INPUTS = ("hipscan/frontend", "hipscan/rules", "rules", "hipscan/data/platforms.toml")
-SCAN_INPUT_FILES = ("api.py", "facts.py", "platforms.py", "ppexpr.py", "apitable.py", "vendored.py")
+SCAN_INPUT_FILES = (
+    "api.py",
+    "facts.py",
+    "platforms.py",
+    "ppexpr.py",
+    "apitable.py",
+    "vendored.py",
+    "hipbuild.py",
+)
 
 
 def scan_key(config: ScanConfig) -> str:
     h = hashlib.sha256(repr(sorted(vars(config).items())).encode())
     paths = [ROOT / p for p in SCAN_INPUTS] + [ROOT / "hipscan" / f for f in SCAN_INPUT_FILES]
-    paths.append(ROOT / "hipscan" / "data" / "vendored.toml")
+    paths += [ROOT / "hipscan" / "data" / n for n in ("vendored.toml", "hip_build.toml")]
     for p in paths:
         files = sorted(p.rglob("*")) if p.is_dir() else [p]
         for f in files:

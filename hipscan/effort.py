@@ -87,7 +87,7 @@ class EffortProfile:
     translation_per_file: Hours
     translation_per_kloc: Hours
     translation_per_call: Hours
-    translation_per_template: Hours
+    build_per_template: Hours
     build_first: Hours
     build_hip_check: Hours
     build_per_library: Hours
@@ -181,7 +181,7 @@ def _profile_from(d: dict, source: str) -> EffortProfile:
         translation_per_file=rng("translation", "per_file"),
         translation_per_kloc=rng("translation", "per_kloc"),
         translation_per_call=rng("translation", "per_renamed_call"),
-        translation_per_template=rng("translation", "per_device_template"),
+        build_per_template=rng("build", "per_device_template"),
         build_first=rng("build", "first_build"),
         build_hip_check=rng("build", "hip_build_check"),
         build_per_library=rng("build", "per_library"),
@@ -330,10 +330,10 @@ class EffortReport:
         parts: Counter = Counter()
         for fe in self.findings:
             parts[findings[fe.index].category] += fe.hours.likely
-        templates = self.translation_parts.get("device_templates", 0.0)
-        parts["translation"] += self.translation.likely - templates
-        parts["device templates"] += templates
-        parts["build"] += self.build.likely
+        templates = self.build_parts.get("device_templates", 0.0)
+        parts["translation"] += self.translation.likely
+        parts["device templates (first build)"] += templates
+        parts["build"] += self.build.likely - templates
         parts["bundled code"] += self.bundled.likely
         whole = sum(parts.values()) or 1.0
         return [(k, v / whole) for k, v in parts.most_common(top) if v > 0]
@@ -421,15 +421,18 @@ def _renamed_calls(result: ScanResult) -> Counter:
 
 def _device_templates(result: ScanResult) -> Counter:
     """Per file, device-side function templates (kernels included): hip-clang checks templates
-    more strictly than nvcc (two-phase lookup, `template` disambiguators), and each needs its
-    instantiations compiled and tested on AMD."""
+    more strictly than nvcc (two-phase lookup, `template` disambiguators), which the first HIP
+    build of template-heavy code runs into. Bundled trees are not counted."""
     seen: set[tuple] = set()
     out: Counter = Counter()
+    vendored = getattr(result, "vendored", ())
     for ff in result.facts:
         for fn in ff.functions:
             key = (fn.loc.path, fn.loc.line)
             if fn.space != "host" and fn.is_template and key not in seen:
                 seen.add(key)
+                if any(t.contains(fn.loc.path) for t in vendored):
+                    continue
                 out[fn.loc.path] += 1
     return out
 
@@ -476,8 +479,9 @@ def _in_ranges(ranges: list[tuple[int, int]], line: int) -> bool:
 
 def _build_term(result: ScanResult, profile: EffortProfile, has_cuda: bool) -> tuple[Hours, dict]:
     """The build port priced from the build files that name CUDA and what they use: a first HIP
-    build once, each such build file by its tool, each CUDA library it links. With a HIP build
-    path already in place only checking it is left."""
+    build once (harder with each device template clang must accept), each such build file by its
+    tool, each CUDA library it links. With a HIP build path already in place only checking it is
+    left."""
     if not has_cuda:
         return Hours(), {}
     if any(e.kind == "build" for e in getattr(result, "hip_build", ())):
@@ -489,8 +493,11 @@ def _build_term(result: ScanResult, profile: EffortProfile, has_cuda: bool) -> t
             tools.setdefault(b.loc.path, b.tool)
             if b.kind == "library":
                 libraries.add(b.value.lower())
-    hours = profile.build_first
+    templates = sum(_device_templates(result).values())
+    hours = profile.build_first + profile.build_per_template.scale(templates)
     parts = {"first_build": profile.build_first.likely}
+    if templates:
+        parts["device_templates"] = profile.build_per_template.likely * templates
     seen: Counter = Counter()
     for path in sorted(tools):
         # the k-th build file of one tool repeats a known change (200 sample CMakeLists.txt)
@@ -564,7 +571,6 @@ def estimate(
     hip_build = list(getattr(result, "hip_build", ()))
     hip_arms = {e.path for e in hip_build if e.kind == "source"}
     calls = _renamed_calls(result)
-    templates = _device_templates(result)
     lines = {f.path: f.lines for f in result.files}
     all_paths = sorted(set(lines) | {f.path for f in result.findings} | set(files_g) | cuda)
     vendored = list(getattr(result, "vendored", ()))
@@ -585,7 +591,6 @@ def estimate(
                 "per_file": profile.translation_per_file,
                 "per_kloc": profile.translation_per_kloc.scale(lines.get(p, 0) / 1000),
                 "renamed_calls": profile.translation_per_call.scale(calls.get(p, 0)),
-                "device_templates": profile.translation_per_template.scale(templates.get(p, 0)),
             }
             entry.translation = total(terms.values())
             for k, h in terms.items():

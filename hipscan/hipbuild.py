@@ -14,7 +14,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from hipscan.platforms import hip_build
+from hipscan.platforms import hip_build, hip_choice
 
 try:
     import tomllib
@@ -76,14 +76,17 @@ def build_evidence(root: Path, build_files: list[Path]) -> list[HipEvidence]:
 
 
 def source_evidence(facts: list) -> list[HipEvidence]:
-    """Preprocessor tests of a HIP build's macros (a HIP arm), once per file."""
+    """Branches only a HIP build compiles (a HIP arm: taken there, not in an NVIDIA build), once
+    per file. A branch both builds take (`defined(USE_CUDA) || defined(USE_HIP)`) is shared code."""
     marks = hip_build()
     out: dict[str, HipEvidence] = {}
     for ff in facts:
-        for d in ff.directives:
-            if d.kind not in ("if", "ifdef", "ifndef", "elif") or d.loc.path in out:
+        for b in ff.branches:
+            if b.loc.path in out or not b.chain:
                 continue
-            hit = next((n for n in d.names if n not in marks.undefined and marks.defined.match(n)), None)
-            if hit:
-                out[d.loc.path] = HipEvidence(d.loc.path, d.loc.line, "source", f"#{d.kind} {d.text}"[:80])
+            in_hip, in_cuda = hip_choice(b.chain, marks)
+            if in_hip is True and in_cuda is False:
+                kind, text = b.chain[-1]
+                what = f"#{kind} {text}" if kind != "else" else f"#else of #{b.chain[0][0]} {b.chain[0][1]}"
+                out[b.loc.path] = HipEvidence(b.loc.path, b.loc.line, "source", " ".join(what.split())[:80])
     return [out[p] for p in sorted(out)]

@@ -96,12 +96,12 @@ def test_translation_and_build_terms(tmp_path):
         p.translation_per_file.scale(3)
         + p.translation_per_kloc.scale(lines / 1000)
         + p.translation_per_call.scale(_renamed(result))
-        + p.translation_per_template.scale(_templates(result))
     )
     assert approx(r.translation, expect.low, expect.likely, expect.high)
     assert r.build_files == ["CMakeLists.txt"]
-    # one CMake build file naming CUDA, no library linked: a first build plus that file
-    build = p.build_first + p.build_tool["cmake"]
+    # one CMake build file naming CUDA, no library linked: a first build (with its device
+    # templates) plus that file
+    build = p.build_first + p.build_per_template.scale(_templates(result)) + p.build_tool["cmake"]
     assert approx(r.build, build.low, build.likely, build.high)
     assert r.files["src/plain.cpp"].total == Hours()
     assert approx(
