@@ -21,9 +21,10 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
-import tomllib
 from collections import Counter
 from pathlib import Path
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
