@@ -131,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         top_h = max(files, key=lambda p: report.files[p].total.likely, default="")
         top_e = max(files, key=lambda p: every.get(p, 0), default="")
         print(
-            f"| {name} | {len(files)} | {len(changed)} | {fmt(rho_all)} | {fmt(rho_changed)} | {fmt(rho_real)} "
+            f"| {name} | {len(files)} | {len(changed)} "
+            f"| {fmt(rho_all)} | {fmt(rho_changed)} | {fmt(rho_real)} "
             f"| {Path(top_h).name} ({report.files[top_h].total.likely:.1f}) / "
             f"{Path(top_e).name} ({every.get(top_e, 0)}) |"
         )
