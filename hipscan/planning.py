@@ -132,6 +132,22 @@ def _build_targets(root: Path, build_files: list[str]) -> tuple[str, dict[str, s
     return kind, owner
 
 
+def _build_scripts(root: Path, paths: list[str], known: list[str]) -> list[str]:
+    """CMakeLists.txt and setup.py in the folders of the scanned files and above them (a target's
+    CMakeLists.txt need not name CUDA itself)."""
+    folders: set[PurePosixPath] = set()
+    for p in paths:
+        for parent in PurePosixPath(p).parents:
+            folders.add(parent)
+    found = set(known)
+    for folder in folders:
+        for name in ("CMakeLists.txt", "setup.py"):
+            rel = str(folder / name) if str(folder) != "." else name
+            if (Path(root) / rel).is_file():
+                found.add(rel)
+    return sorted(found)
+
+
 def _folder_of(path: str, depth: int) -> str:
     parts = PurePosixPath(path).parts[:-1]
     if not parts:
@@ -155,7 +171,7 @@ def assign(result: ScanResult, effort: EffortReport) -> tuple[str, dict[str, str
     """Component kind, and the component of every file the estimate knows."""
     paths = sorted(effort.files)
     cuda = [p for p in paths if effort.files[p].cuda]
-    kind, owner = _build_targets(result.root, effort.build_files)
+    kind, owner = _build_targets(result.root, _build_scripts(result.root, paths, effort.build_files))
     if cuda and sum(p in owner for p in cuda) >= TARGET_SHARE * len(cuda):
         # a file no target lists (a header) joins the target whose sources share its folder
         by_folder: dict[str, Counter] = defaultdict(Counter)

@@ -32,7 +32,7 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def config(tmp_path: Path, **kw) -> ScanConfig:
-    return ScanConfig(jobs=1, cache_dir=str(tmp_path / "cache"), **kw)
+    return ScanConfig(jobs=1, **kw)  # the default cache: its precompiled header is built once
 
 
 def test_bundled_trees_by_folder_submodule_and_content(tmp_path):
@@ -131,3 +131,40 @@ def test_build_port_scales_with_build_files_and_libraries(tmp_path):
     assert "src/Makefile" in two.build_parts
     result.hip_build = [HipEvidence("CMakeLists.txt", 1, "build", "HIP language")]
     assert estimate(result).build.likely == p.build_hip_check.likely
+
+
+def test_cli_reports_bundled_trees_once_and_scans_them_when_asked(tmp_path):
+    from click.testing import CliRunner
+
+    from hipscan.cli import main
+
+    root = write(
+        tmp_path / "p",
+        {"src/a.cu": '#include "../include/cub/cub.cuh"\n' + KERNEL, "include/cub/cub.cuh": CUB},
+    )
+    common = ["scan", str(root), "--no-report", "--jobs", "1", "--no-cache"]
+    r = CliRunner().invoke(main, common, catch_exceptions=False)
+    assert "bundled CUB (include/cub/, 1 files): use hipCUB" in r.stdout
+    assert "include/cub/cub.cuh:" not in r.stdout
+    r = CliRunner().invoke(main, [*common, "--include-vendored"], catch_exceptions=False)
+    assert "include/cub/cub.cuh:" in r.stdout and "bundled CUB" not in r.stdout
+
+
+def test_components_follow_cmake_targets(tmp_path):
+    from hipscan.planning import assign
+
+    root = write(
+        tmp_path / "p",
+        {
+            "CMakeLists.txt": "add_library(core STATIC src/a.cu src/b.cu)\n"
+            "cuda_add_executable(app app/main.cu)\n",
+            "src/a.cu": KERNEL,
+            "src/b.cu": KERNEL.replace("void k", "void k2"),
+            "src/shared.cuh": "__device__ int f() { return 1; }\n",
+            "app/main.cu": KERNEL.replace("void k", "void k3"),
+        },
+    )
+    result = scan([root], config(tmp_path))
+    kind, comp = assign(result, estimate(result))
+    assert kind == "cmake-target"
+    assert comp["src/a.cu"] == comp["src/shared.cuh"] == "core" and comp["app/main.cu"] == "app"
