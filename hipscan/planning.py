@@ -24,6 +24,7 @@ from hipscan.model import ScanResult
 TOP_LEVEL = "(top level)"
 MAX_SHARE = 0.6  # a folder depth whose largest folder holds more than this is split further
 MAX_DEPTH = 3
+KEEPS = 0.8  # going deeper is pointless when the largest folder keeps this share of its files
 TARGET_SHARE = 0.5  # build targets are the components when they name this share of CUDA files
 
 # add_library(name [STATIC|SHARED|...] sources...), cuda_add_library, add_executable, hip_add_*
@@ -156,13 +157,14 @@ def _folder_of(path: str, depth: int) -> str:
 
 
 def _folder_depth(paths: list[str]) -> int:
-    """The shallowest depth at which no folder holds more than MAX_SHARE of the files."""
+    """The shallowest depth at which no folder holds more than MAX_SHARE of the files, or at which
+    going deeper would not split the largest folder (its files sit in it directly)."""
     for depth in range(1, MAX_DEPTH + 1):
         counts = Counter(_folder_of(p, depth) for p in paths)
         if len(counts) > 1 and max(counts.values()) <= MAX_SHARE * len(paths):
             return depth
         deeper = Counter(_folder_of(p, depth + 1) for p in paths)
-        if deeper == counts:  # nothing deeper splits it
+        if max(deeper.values()) >= KEEPS * max(counts.values()):
             return depth
     return MAX_DEPTH
 
