@@ -10,6 +10,7 @@ by rule with their count and locations, and the file graph is collapsed to compo
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -136,21 +137,22 @@ def _build_targets(root: Path, build_files: list[str]) -> tuple[str, dict[str, s
 def _build_scripts(root: Path, paths: list[str], known: list[str]) -> list[str]:
     """CMakeLists.txt and setup.py in the folders of the scanned files and above them (a target's
     CMakeLists.txt need not name CUDA itself)."""
-    folders: set[PurePosixPath] = set()
+    folders: set[str] = {""}
     for p in paths:
-        for parent in PurePosixPath(p).parents:
-            folders.add(parent)
+        parts = p.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            folders.add("/".join(parts[:i]))
     found = set(known)
     for folder in folders:
         for name in ("CMakeLists.txt", "setup.py"):
-            rel = str(folder / name) if str(folder) != "." else name
-            if (Path(root) / rel).is_file():
+            rel = f"{folder}/{name}" if folder else name
+            if os.path.isfile(os.path.join(root, rel)):
                 found.add(rel)
     return sorted(found)
 
 
 def _folder_of(path: str, depth: int) -> str:
-    parts = PurePosixPath(path).parts[:-1]
+    parts = path.split("/")[:-1]
     if not parts:
         return TOP_LEVEL
     return "/".join(parts[:depth])

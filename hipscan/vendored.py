@@ -9,6 +9,7 @@ namespace macros); what to recognise lives in ``hipscan/data/vendored.toml``.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -116,14 +117,18 @@ def _matches(lib: Library, path: Path) -> bool:
 
 def _library_of(root: Path, folder: str, kb: Knowledge) -> tuple[Library | None, str]:
     """The library ``folder`` holds: its name and a marker file, or a marker file's content."""
-    base = PurePosixPath(folder).name.lower()
+    try:
+        names = set(os.listdir(os.path.join(root, folder)))
+    except OSError:
+        return None, ""
+    base = folder.rsplit("/", 1)[-1].lower()
     for lib in kb.libraries:
-        for marker in sorted(lib.markers):
+        for marker in sorted(lib.markers & names):
             full = root / folder / marker
             if not full.is_file():
                 continue
             if base in lib.names:
-                return lib, f"folder {PurePosixPath(folder).name}/ with {marker}"
+                return lib, f"folder {folder.rsplit('/', 1)[-1]}/ with {marker}"
             if _matches(lib, full):
                 return lib, f"content of {marker}"
     return None, ""
