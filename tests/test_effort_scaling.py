@@ -3,6 +3,7 @@ ROCm release, optional features, the build port by build file."""
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -87,6 +88,13 @@ def test_hip_build_path_prices_only_what_is_left(tmp_path):
     shared = [f for f in result.findings if f.category != "build-system"]
     assert not shared and report.readiness >= 90
     assert report.manual.likely == 0  # the CUDA build's own flags are not the port's work
+    from hipscan.report import ReportContext, render
+
+    ctx = ReportContext.for_result(result)
+    for fmt in ("text", "markdown", "html"):
+        assert "HIP build path found" in render(fmt, result, ctx), fmt
+    doc = json.loads(render("json", result, ctx))
+    assert doc["summary"]["effort"]["hip_build"][0]["what"] == "HIP language"
 
 
 def test_texture_references_are_a_rename_while_hip_has_them(tmp_path):
