@@ -11,9 +11,10 @@ from pathlib import Path
 
 from hipscan.config import ScanConfig
 from hipscan.frontend import collect, discover
-from hipscan.frontend.archmacros import cuda_switches, hip_provided_names
+from hipscan.frontend.archmacros import cuda_switches, hip_provided_names, never_defined
 from hipscan.hipbuild import build_evidence, source_evidence
 from hipscan.model import FileResult, Finding, ScanResult
+from hipscan.platforms import hip_build, hip_scenario, oldest_device_scenario
 from hipscan.rules import RuleOptions, RuleSet, load_rules
 from hipscan.vendored import VendoredTree, find_vendored, owner
 
@@ -74,8 +75,14 @@ def scan(
         root=sources.root, auto_defines=list(switches), rocm_version=tuple(config.rocm_version)
     )
     inside: dict[str, int] = {}  # bundled tree -> findings in it (seen through project includes)
+    files = sorted(sources.project_files)
+    given = tuple(config.defines)
+    build = hip_build()
     options = replace(
-        rule_options(config), hip_names=hip_provided_names(sorted(sources.project_files), sources.root)
+        rule_options(config),
+        hip_names=hip_provided_names(files, sources.root),
+        hip_absent=never_defined(files, lambda a: hip_scenario(build, a), given),
+        oldest_absent=never_defined(files, lambda a: oldest_device_scenario(build, a), given),
     )
     lines = SourceLines(sources.root)
     seen: set[tuple[str, str, int, int]] = set()

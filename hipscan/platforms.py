@@ -33,6 +33,8 @@ class HipBuild:
     cuda_switch: re.Pattern[str]  # a project's switch for its CUDA code
     hip_header: re.Pattern[str]  # a project header named for its HIP build
     to_hip: re.Pattern[str]  # a macro body that maps a name onto a HIP one
+    absent: frozenset[str] = frozenset()  # also never defined for AMD; an NVIDIA build defines them
+    oldest_device: tuple[tuple[str, int], ...] = ()  # the oldest NVIDIA device pass's values
 
     def hip_values(self, names: set[str]) -> tuple[dict[str, int], tuple[str, ...]]:
         """Macro values in a HIP build for AMD: markers defined, NVIDIA-only names undefined."""
@@ -57,6 +59,8 @@ def hip_build() -> HipBuild:
         cuda_switch=re.compile(project["cuda_switch_regex"]),
         hip_header=re.compile(project["hip_header_regex"]),
         to_hip=re.compile(project["to_hip_regex"]),
+        absent=frozenset(data.get("absent", ())),
+        oldest_device=tuple(sorted(data.get("oldest_device", {}).items())),
     )
 
 
@@ -100,3 +104,42 @@ def hip_choice(chain: Chain, build: HipBuild) -> tuple[bool | None, bool | None]
     if not defined:
         return None, None
     return taken(chain, defined, undefined), taken(chain, *build.cuda_values(names))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Macro values of one build, for deciding which branch of a chain it compiles: names it
+    defines (with values), names it never defines (0 in `#if`), and the HIP markers, defined as
+    1 or not at all; anything else is unknown."""
+
+    values: tuple[tuple[str, int], ...]
+    undefined: frozenset[str]
+    markers: re.Pattern[str]
+    markers_defined: bool
+
+    def takes(self, chain: Chain) -> bool | None:
+        names = names_in(chain)
+        values = {n: v for n, v in self.values if n in names}
+        undefined = {n for n in names if n in self.undefined and n not in values}
+        for n in names:
+            if n not in values and n not in undefined and self.markers.match(n):
+                if self.markers_defined:
+                    values[n] = 1
+                else:
+                    undefined.add(n)
+        return taken(chain, values, tuple(undefined))
+
+
+def hip_scenario(build: HipBuild, absent: frozenset[str] = frozenset()) -> Scenario:
+    """A HIP build for AMD: HIP markers defined; nvcc's, the toolkit's and ``absent`` (project
+    macros defined only where a HIP build never looks, hipscan.frontend.archmacros) not."""
+    return Scenario((), build.undefined | build.absent | absent, build.defined, True)
+
+
+def oldest_device_scenario(build: HipBuild, absent: frozenset[str] = frozenset()) -> Scenario:
+    """nvcc's device pass for the oldest NVIDIA architecture with the oldest toolkit: no HIP
+    marker, every version macro 0, ``absent`` the project macros this build never defines."""
+    given = {n for n, _ in build.oldest_device}
+    return Scenario(
+        build.oldest_device, (build.undefined | build.absent | absent) - given, build.defined, False
+    )

@@ -10,9 +10,10 @@ line scan of directives (comments and continuation lines handled), iterated to a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
-from hipscan.platforms import hip_build, hip_choice
+from hipscan.platforms import Chain, Scenario, hip_build, hip_choice
 
 BASE = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_FEAT_SM90_ALL"})
 DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif|define|undef)\b(.*)$")
@@ -130,3 +131,54 @@ def hip_provided_names(files: list[Path], root: Path | None = None, limit: int =
                 ):
                     found.add(m.group(0))
     return frozenset(found)
+
+
+def never_defined(
+    files: list[Path],
+    scenario_for: Callable[[frozenset[str]], Scenario],
+    given: tuple[str, ...] = (),
+    limit: int = 2_000_000,
+) -> frozenset[str]:
+    """Project macros a build never defines: every `#define` of the name sits in a branch that
+    build skips (DeepSpeed's `#if __CUDA_ARCH__ >= 530` / `#define PTX_AVAILABLE` for a HIP
+    build), iterated so that a macro defined only under such a macro counts too. ``scenario_for``
+    gives the build's macro values with the names found so far undefined; names given with -D
+    are defined."""
+    given_names = {g.split("=", 1)[0].strip() for g in given}
+    sites: dict[str, list[tuple[Chain, ...]]] = {}  # name -> per #define, the chains around it
+    for f in files:
+        stack: list[list[tuple[str, str]]] = []
+        for kind, rest in _file_directives(f, limit):
+            if kind in ("if", "ifdef", "ifndef"):
+                stack.append([(kind, rest.strip())])
+            elif kind in ("elif", "else") and stack:
+                stack[-1].append((kind, rest.strip() if kind == "elif" else ""))
+            elif kind == "endif" and stack:
+                stack.pop()
+            elif kind == "define":
+                m = NAME.match(rest.strip())
+                if m and m.group(0) not in given_names:
+                    sites.setdefault(m.group(0), []).append(tuple(tuple(c) for c in stack))
+    absent: frozenset[str] = frozenset()
+    while True:
+        skips = _skipper(scenario_for(absent))
+        found = {
+            name
+            for name, defs in sites.items()
+            if name not in absent and all(any(skips(c) for c in chains) for chains in defs)
+        }
+        if not found:
+            return absent
+        absent |= found
+
+
+def _skipper(scenario: Scenario) -> Callable[[Chain], bool]:
+    """Whether the build skips a chain's last branch, each chain evaluated once."""
+    skipped: dict[Chain, bool] = {}
+
+    def skips(chain: Chain) -> bool:
+        if chain not in skipped:
+            skipped[chain] = scenario.takes(chain) is False
+        return skipped[chain]
+
+    return skips

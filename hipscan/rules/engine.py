@@ -32,6 +32,10 @@ class RuleOptions:
     include_low_confidence: bool = True
     # names the project defines itself for its HIP build (hipscan.frontend.archmacros)
     hip_names: frozenset[str] = frozenset()
+    # project macros defined only in branches a HIP build / the oldest NVIDIA device pass skips
+    # (hipscan.frontend.archmacros.never_defined): which branches those builds take
+    hip_absent: frozenset[str] = frozenset()
+    oldest_absent: frozenset[str] = frozenset()
 
     def __post_init__(self):
         for key, sev in self.severity.items():
@@ -212,7 +216,7 @@ class RuleSet:
         api_locs = {k[1:] for k, (r, *_) in hits.items() if not r.is_api_rule and not r.fallback}
         out: list[Finding] = []
         lines_done: set[tuple] = set()
-        off_hip = OffHipLines(facts.branches)
+        off_hip = OffHipLines(facts.branches, options.hip_absent, options.oldest_absent, read_line)
         chain_of = {(b.loc.path, b.loc.line): b.chain_line for b in facts.branches}
         for key in sorted(hits, key=lambda k: (k[1], k[2], k[3], self._order[k[0]])):
             rule, confidence, placeholders, fact = hits[key]

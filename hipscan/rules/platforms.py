@@ -4,14 +4,33 @@ Findings in the CUDA arm of a HIP test (`#ifdef USE_ROCM ... #else <CUDA code> #
 HIP arm (the project's own HIP code), or in a chain that picks between AMD architectures
 (`#ifdef __GFX9__`) describe code that is not part of the port (see hipscan.platforms for how
 branches are decided).
+
+So do findings in the branches a HIP build skips of a chain whose later branch it compiles as
+the working generic path: `#if __CUDA_ARCH__ >= 800` / `#else <generic code>`, `#ifdef
+PTX_AVAILABLE` (a macro defined only under `__CUDA_ARCH__`) / `#else <portable C++>`, `#if
+CUDA_VERSION >= 9000` / `#else __shfl_xor(...)`. The branch counts as generic when nvcc's device
+pass for the oldest NVIDIA GPU and toolkit takes it too and it holds a statement; host code in
+the `#else` of `#ifdef __CUDA_ARCH__` is not generic, nor an empty stub kernel (`#else
+__global__ void k(float *out) {}`), and a branch HIP skips without any branch to take keeps its
+findings (the code is then missing on AMD).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from hipscan.facts import BranchFact
-from hipscan.platforms import Chain, HipBuild, hip_build, hip_choice, tests_amd_arch
+from hipscan.platforms import (
+    Chain,
+    HipBuild,
+    Scenario,
+    hip_build,
+    hip_choice,
+    hip_scenario,
+    oldest_device_scenario,
+    tests_amd_arch,
+)
 
 
 def outside_hip_build(branch: BranchFact, build: HipBuild) -> bool:
@@ -32,13 +51,66 @@ def _decided(chain: Chain, build: HipBuild) -> bool:  # chains recur across file
 class OffHipLines:
     """Per file, the line spans of branches a HIP build does not compile (see module doc)."""
 
-    def __init__(self, branches: list[BranchFact]) -> None:
+    def __init__(
+        self,
+        branches: list[BranchFact],
+        hip_absent: frozenset[str] = frozenset(),
+        oldest_absent: frozenset[str] = frozenset(),
+        read_line: Callable[[str, int], str] | None = None,
+    ) -> None:
         build = hip_build()
         self.spans: dict[str, list[tuple[int, int]]] = {}
+        chains: dict[tuple[str, int], list[BranchFact]] = {}
         for b in branches:
             if outside_hip_build(b, build):
                 self.spans.setdefault(b.loc.path, []).append((b.loc.line, b.end_line))
+            else:
+                chains.setdefault((b.loc.path, b.chain_line), []).append(b)
+        hip, oldest = hip_scenario(build, hip_absent), oldest_device_scenario(build, oldest_absent)
+        for (path, _line), chain in chains.items():
+            if read_line is None:
+                continue
+
+            def holds_code(b: BranchFact, path: str = path) -> bool:
+                return _holds_statement(path, b.loc.line + 1, b.end_line, read_line)
+
+            for b in skipped_with_fallback(chain, hip, oldest, holds_code):
+                self.spans.setdefault(path, []).append((b.loc.line, b.end_line))
 
     def __contains__(self, where: tuple[str, int]) -> bool:
         path, line = where
         return any(start <= line < end for start, end in self.spans.get(path, ()))
+
+
+def skipped_with_fallback(
+    chain: list[BranchFact], hip: Scenario, oldest: Scenario, holds_code: Callable[[BranchFact], bool]
+) -> list[BranchFact]:
+    """The branches of one #if chain a HIP build skips, when it compiles a later branch that
+    holds code and that the oldest NVIDIA device pass compiles too (see module doc)."""
+    chain = sorted(chain, key=lambda b: b.loc.line)
+    on_hip = [_takes(hip, b.chain) for b in chain]
+    if True not in on_hip:
+        return []
+    j = on_hip.index(True)
+    fallback = chain[j]
+    if j == 0 or _takes(oldest, fallback.chain) is not True or not holds_code(fallback):
+        return []
+    return [b for b, v in zip(chain, on_hip, strict=True) if v is False]
+
+
+@lru_cache(maxsize=8192)
+def _takes(scenario: Scenario, chain: Chain) -> bool | None:
+    return scenario.takes(chain)
+
+
+def _holds_statement(path: str, first: int, end: int, read_line: Callable[[str, int], str]) -> bool:
+    """Whether lines first..end-1 hold a `;`-terminated statement outside directives and
+    comments: a generic path rather than an empty stub or an `#error`."""
+    for line in range(first, end):
+        try:
+            text = read_line(path, line).split("//", 1)[0].strip()
+        except (OSError, IndexError, UnicodeDecodeError):
+            return False
+        if ";" in text and not text.startswith(("#", "/*", "* ", "*/")):
+            return True
+    return False
