@@ -35,6 +35,7 @@ class HipBuild:
     to_hip: re.Pattern[str]  # a macro body that maps a name onto a HIP one
     absent: frozenset[str] = frozenset()  # also never defined for AMD; an NVIDIA build defines them
     oldest_device: tuple[tuple[str, int], ...] = ()  # the oldest NVIDIA device pass's values
+    compiler_values: tuple[tuple[str, int], ...] = ()  # what hip-clang defines as a clang
 
     def hip_values(self, names: set[str]) -> tuple[dict[str, int], tuple[str, ...]]:
         """Macro values in a HIP build for AMD: markers defined, NVIDIA-only names undefined."""
@@ -61,6 +62,7 @@ def hip_build() -> HipBuild:
         to_hip=re.compile(project["to_hip_regex"]),
         absent=frozenset(data.get("absent", ())),
         oldest_device=tuple(sorted(data.get("oldest_device", {}).items())),
+        compiler_values=tuple(sorted(data.get("compiler_values", {}).items())),
     )
 
 
@@ -133,7 +135,7 @@ class Scenario:
 def hip_scenario(build: HipBuild, absent: frozenset[str] = frozenset()) -> Scenario:
     """A HIP build for AMD: HIP markers defined; nvcc's, the toolkit's and ``absent`` (project
     macros defined only where a HIP build never looks, hipscan.frontend.archmacros) not."""
-    return Scenario((), build.undefined | build.absent | absent, build.defined, True)
+    return Scenario(build.compiler_values, build.undefined | build.absent | absent, build.defined, True)
 
 
 def oldest_device_scenario(build: HipBuild, absent: frozenset[str] = frozenset()) -> Scenario:

@@ -153,7 +153,7 @@ def test_ballot_kept_in_32_bits(rules):
 def test_function_attributes(rules):
     facts = FileFacts(path=P)
     facts.functions = [
-        FunctionFact("a", "a", loc(1), 3, "global", launch_bounds=("256", "2")),
+        FunctionFact("a", "a", loc(1), 3, "global", launch_bounds=("128", "4")),
         FunctionFact("b", "b", loc(5), 7, "global", launch_bounds=("4 * 256",)),
         FunctionFact("c", "c", loc(9), 11, "global", launch_bounds=("256",)),
         FunctionFact("d", "d", loc(13), 15, "global", cluster_dims=("2", "1", "1")),

@@ -236,6 +236,8 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "attribute_arg_index": "int",
         "attribute_arg_gt": "int",
         "attribute_arg_not_regex": "regex",  # the argument at attribute_arg_index must not match
+        # the first argument (threads per block) is not an integer constant >= this
+        "attribute_arg0_below": "int",
         "params_regex": "regex",  # the parameter types, joined with ", "
         "result_regex": "regex",  # the return type
         "overload_params_regex": "regex",  # another function of the same name has such params
