@@ -72,6 +72,7 @@ _ENUM_CONSTANT_DECL = K.ENUM_CONSTANT_DECL.value
 _ASM_STMT = K.ASM_STMT.value
 _INTEGER_LITERAL = K.INTEGER_LITERAL.value
 _MEMBER_REF_EXPR = K.MEMBER_REF_EXPR.value
+_LAMBDA_EXPR = K.LAMBDA_EXPR.value
 BINOP_KINDS = frozenset({K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR})
 ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 CALLABLE_KINDS = frozenset(
@@ -390,6 +391,8 @@ class Extractor:
                 if kid == _FUNCTION_DECL and _instantiation(c):
                     return  # its template's body, read once already (with dependent types)
                 space, fname = self.function(c, space, fname)
+            elif kid == _LAMBDA_EXPR and space in ("host", "file"):
+                space = self.lambda_space(c, space, fname)
             elif kid == _CALL_EXPR:
                 self.call(c, space, fname, parents)
             elif kid in _DECL_IDS:
@@ -460,6 +463,26 @@ class Extractor:
             if rel != self.facts.path and kids and kids[-1]._kind_id == _COMPOUND_STMT:
                 self.body(rel, ft, ext.start.offset, kids[-1])
         return new_space, name
+
+    def lambda_space(self, c: ci.Cursor, space: str, fname: str) -> str:
+        """A `[=] __device__ (...) {...}` lambda written in host code (an extended lambda, AMReX's
+        `[=] AMREX_GPU_DEVICE (...)`) runs on the device: the attribute sits on its closure
+        type's call operator, so its body is device code like a `__device__` function's."""
+        attrs: set = set()
+        for m in children(c.type.get_declaration()):
+            if m.kind in (K.CXX_METHOD, K.FUNCTION_TEMPLATE):
+                attrs = {a.kind for a in children(m) if a.kind.is_attribute()}
+                break
+        if K.CUDADEVICE_ATTR not in attrs:
+            return space
+        new_space = "host-device" if K.CUDAHOST_ATTR in attrs else "device"
+        where = self.loc(c)
+        ext = c.extent
+        if where is not None and ext.start.file is not None and ext.start.file.name == where[1]:
+            self.spans.setdefault(where[0].path, []).append(
+                (ext.start.offset, ext.end.offset, new_space, fname)
+            )
+        return new_space
 
     def body(self, rel: str, ft: FileTokens, start: int, stmt: ci.Cursor) -> None:
         """Record the parts of a header function's body that a later parse may blank (see
