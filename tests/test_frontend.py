@@ -309,3 +309,25 @@ def test_device_pass_reads_code_only_nvcc_device_pass_compiles(tmp_path):
     assert sorted((fn.name, fn.loc.line) for fn in f.functions) == [("k", 2), ("k", 4)]
     assert [(c.callee, c.loc.line) for c in f.calls] == [("__shfl_sync", 2)]
     assert [(lit.value, lit.op, lit.loc.line) for lit in f.literals if lit.value == 31] == [(31, "&", 2)]
+
+
+def test_never_defined_macros_for_a_hip_build(tmp_path):
+    """A macro whose every #define needs __CUDA_ARCH__ (or a macro only defined under it) is
+    never defined in a HIP build; one with a definition a HIP build can take is not, nor one given
+    with -D; nvcc's oldest device pass defines what `#ifdef __CUDA_ARCH__` defines."""
+    from hipscan.frontend.archmacros import never_defined
+    from hipscan.platforms import hip_build, hip_scenario, oldest_device_scenario
+
+    f = tmp_path / "utils.h"
+    f.write_text(
+        "#if __CUDA_ARCH__ >= 530\n#define PTX_AVAILABLE\n#endif\n"
+        "#ifdef PTX_AVAILABLE\n#define FAST_CVT 1\n#endif\n"
+        "#ifdef __CUDA_ARCH__\n#define DEVICE_PASS\n#else\n#define HOST_PASS\n#endif\n"
+        "#if CUDA_VERSION >= 11000\n#define GIVEN 1\n#endif\n"
+        "#ifndef GUARD\n#define GUARD\n#endif\n"
+    )
+    build = hip_build()
+    hip = never_defined([f], lambda a: hip_scenario(build, a), ("GIVEN=1",))
+    assert hip == {"PTX_AVAILABLE", "FAST_CVT", "DEVICE_PASS"}
+    oldest = never_defined([f], lambda a: oldest_device_scenario(build, a))
+    assert {"PTX_AVAILABLE", "FAST_CVT", "HOST_PASS", "GIVEN"} == oldest
