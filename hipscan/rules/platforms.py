@@ -17,6 +17,7 @@ findings (the code is then missing on AMD).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -103,14 +104,25 @@ def _takes(scenario: Scenario, chain: Chain) -> bool | None:
     return scenario.takes(chain)
 
 
+# a statement that only gives up: what an `#else` for a too-old toolkit often holds (cuda-samples:
+# `print_NVCC_min_spec(...); exit(EXIT_SUCCESS);`, `return CUBLAS_STATUS_SUCCESS;`)
+_BAIL_OUT = re.compile(
+    r"^(return\s*(\d[\w.]*|[A-Z_][A-Z0-9_]*|true|false|nullptr)?$"
+    r"|(std::)?(exit|_exit|abort|quick_exit|__trap|__builtin_trap|assert|printf|fprintf|puts"
+    r"|perror|print_\w+)\s*\(|throw\b)"
+)
+
+
 def _holds_statement(path: str, first: int, end: int, read_line: Callable[[str, int], str]) -> bool:
-    """Whether lines first..end-1 hold a `;`-terminated statement outside directives and
-    comments: a generic path rather than an empty stub or an `#error`."""
+    """Whether lines first..end-1 hold a statement that does work, outside directives and
+    comments: a generic path rather than an empty stub, an `#error`, or a message and exit."""
+    text = []
     for line in range(first, end):
         try:
-            text = read_line(path, line).split("//", 1)[0].strip()
+            code = read_line(path, line).split("//", 1)[0].strip()
         except (OSError, IndexError, UnicodeDecodeError):
             return False
-        if ";" in text and not text.startswith(("#", "/*", "* ", "*/")):
-            return True
-    return False
+        if code and not code.startswith(("#", "/*", "* ", "*/")):
+            text.append(code)
+    statements = " ".join(text).split(";")[:-1]  # what follows the last `;` ends no statement
+    return any(not _BAIL_OUT.match(st.strip(" {}")) for st in statements)
