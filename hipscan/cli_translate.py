@@ -31,13 +31,63 @@ def source_files(root: Path) -> list[Path]:
     return found
 
 
-def _scan_findings(root: Path) -> tuple[list[Finding], list[Path] | None]:
-    """Findings from the rule engine, when the library API is available."""
+def _scan_findings(path: Path, config: object) -> tuple[list[Finding], list[Path] | None]:
+    """Findings of the rule engine for PATH alone (one file costs one parse, not its folder's)."""
     from hipscan.api import scan, scanned_sources
-    from hipscan.config import load_config
 
-    result = scan([root], load_config(root))
+    result = scan([path], config)
     return list(result.findings), scanned_sources(result)
+
+
+def parse_options(func: Callable) -> Callable:
+    """The scan options that change a translation: how files parse and which ROCm is targeted."""
+    from hipscan.config import MODES
+
+    decorators = [
+        click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Extra include folder."),
+        click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Macro definition."),
+        click.option("-U", "undefines", multiple=True, metavar="NAME", help="Keep NAME undefined."),
+        click.option(
+            "-p",
+            "compile_commands",
+            type=click.Path(exists=True, path_type=Path),
+            help="Folder with compile_commands.json: per-file flags.",
+        ),
+        click.option("--mode", type=click.Choice(MODES), default=None, help="Parse mode (default shim)."),
+        click.option("--cuda-path", type=click.Path(path_type=Path), default=None, help="For --mode toolkit."),
+        click.option("--std", default=None, help="C++ standard for the parse (default c++17)."),
+        click.option(
+            "--rocm-version",
+            default=None,
+            metavar="X.Y",
+            help="Target ROCm release: names HIP gained later stay as written, marked (default 6.4).",
+        ),
+    ]
+    for deco in reversed(decorators):
+        func = deco(func)
+    return func
+
+
+def parse_config(root: Path, kw: dict) -> object:
+    """A ScanConfig from the repository's config file and the options of :func:`parse_options`."""
+    from hipscan.config import ConfigError, load_config, parse_version
+
+    overrides = {
+        "include_dirs": tuple(str(Path(d).resolve()) for d in kw.pop("include_dirs", ())),
+        "defines": tuple(kw.pop("defines", ())),
+        "undefines": tuple(kw.pop("undefines", ())),
+        "compile_commands": str(kw.pop("compile_commands", None) or ""),
+        "mode": kw.pop("mode", None),
+        "cuda_path": str(kw.pop("cuda_path", None) or ""),
+        "std": kw.pop("std", None),
+    }
+    version = kw.pop("rocm_version", None)
+    try:
+        if version:
+            overrides["rocm_version"] = parse_version(version)
+        return load_config(root, overrides)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def translate_options(func: Callable) -> Callable:
@@ -144,6 +194,7 @@ def summarize(results: list[FileTranslation], compiled: list[CompileResult], out
     help="Output directory.",
 )
 @translate_options
+@parse_options
 @click.option("--no-scan", is_flag=True, help="Translate without running the rules (no finding markers).")
 @click.option("--jobs", default=0, help="Parallel hipcc runs for --verify (0 = cores).")
 @click.option("--json", "json_out", type=click.Path(path_type=Path), help="Write the per-file report here.")
@@ -160,13 +211,15 @@ def translate_command(
     no_scan: bool,
     jobs: int,
     json_out: Path | None,
+    **kw,
 ) -> None:
     """Mirror the CUDA tree PATH into OUTPUT as HIP: renamed APIs, headers and HIPSCAN markers."""
     root = path.resolve() if path.is_dir() else path.resolve().parent
+    config = parse_config(root, kw)
     findings: list[Finding] = []
     files: list[Path] | None = None
     if not no_scan:
-        findings, files = _scan_findings(root)
+        findings, files = _scan_findings(path.resolve(), config)
     if files is None:
         files = source_files(path.resolve())
     if verify and find_hipcc() is None:
@@ -185,6 +238,7 @@ def translate_command(
             offload_arch=offload_arch,
             verify_timeout=verify_timeout,
             jobs=jobs,
+            config=config,
         )
     except (TranslateError, ValueError) as exc:
         click.echo(f"hipscan: {exc}", err=True)

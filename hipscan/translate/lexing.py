@@ -81,6 +81,7 @@ class AstLaunch:
     config: tuple[tuple[int, int], ...]
     args: tuple[tuple[int, int], ...]
     end: int  # offset just after the closing ')'
+    template: bool = False  # the kernel is a template instantiation (HIP_KERNEL_NAME(...))
 
 
 @dataclass(slots=True)
@@ -93,6 +94,7 @@ class LexedFile:
     call_args: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)  # by name offset
     declared: set[str] = field(default_factory=set)  # names this file defines or re-declares
     declaration_names: set[int] = field(default_factory=set)  # offsets of declared names
+    templates: set[str] = field(default_factory=set)  # function templates declared in this file
     # line of each #include in this file -> the file the parse resolved it to (absolute): a quoted
     # "unistd.h" the compiler takes from the system is not the project's dev/unistd.h
     include_targets: dict[int, str] = field(default_factory=dict)
@@ -203,6 +205,8 @@ def _collect_ast(
         kind = cursor.kind
         if kind in _DECL_KINDS or kind == ci.CursorKind.FIELD_DECL:
             tok = starts.get(cursor.location.offset)
+            if kind == ci.CursorKind.FUNCTION_TEMPLATE:
+                lexed.templates.add(cursor.spelling)
             if tok is not None and tok.text == cursor.spelling:
                 lexed.declaration_names.add(tok.start)
                 if kind in _REDECLARING_KINDS or (kind in _DECL_KINDS and cursor.is_definition()):
@@ -248,7 +252,9 @@ def _launch(cursor, children, fname, starts, ends) -> AstLaunch | None:
         if ext is None or not (close_tok.end <= ext[0] and ext[1] <= last.start):
             return None  # an argument we cannot place: let the token reading decide
         args.append(ext)
-    return AstLaunch(kernel, open_tok.start, close_tok.start, tuple(cfg), tuple(args), call[1])
+    callee = cursor.referenced
+    template = callee is not None and callee.get_num_template_arguments() >= 0
+    return AstLaunch(kernel, open_tok.start, close_tok.start, tuple(cfg), tuple(args), call[1], template)
 
 
 def _call(cursor, children, fname, starts, lexed: LexedFile) -> None:

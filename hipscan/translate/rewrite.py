@@ -391,7 +391,7 @@ class Rewriter:
         kernel = (toks[start].start, toks[k - 1].end)
         return AstLaunch(
             kernel, toks[k].start, toks[close].start, tuple(config), tuple(args), toks[rparen].end
-        )
+        )  # template: told by the kernel's spelling and the file's own templates
 
     def _kernel_start(self, k: int) -> int | None:
         """Token index where the kernel expression before ``<<<`` (token ``k``) starts."""
@@ -434,25 +434,75 @@ class Rewriter:
         return None
 
     def _emit_launch(self, site: AstLaunch, index: dict[int, int]) -> bool:
+        """``k<<<g, b, s, q>>>(args)`` -> ``hipLaunchKernelGGL(k, dim3(g), dim3(b), s, q, args)``.
+
+        The spelling is hipify-clang's: grid and block wrapped in ``dim3(...)`` unless already
+        so, shared memory and stream defaulting to 0, a template kernel in HIP_KERNEL_NAME(...).
+        Edits never join lines: where the launch head spans lines, each piece is edited in place.
+        """
         close = index.get(site.close)
         if close is None or close + 1 >= len(self.toks) or self.toks[close + 1].text != "(":
             return False
-        lparen = self.toks[close + 1]
-        kernel_text = self.lx.data[site.kernel[0] : site.kernel[1]].decode("utf-8", "replace")
-        needs_name = "," in kernel_text
-        defaults = {0: None, 1: None, 2: ", 0, 0", 3: ", 0", 4: ""}.get(len(site.config))
-        if defaults is None:
+        if not 2 <= len(site.config) <= 4:
             return False
-        head = "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if needs_name else "")
-        planned = [
-            (site.kernel[0], site.kernel[0], head),
-            (site.open, site.open + 3, (")" if needs_name else "") + ", "),
-            (site.close, site.close + 3, defaults),
-            (lparen.start, lparen.end, ", " if site.args else ""),
-        ]
-        for s, e, _ in planned:
+        lparen = self.toks[close + 1]
+        rparen = site.end - 1
+        kernel_text = self._edited(site.kernel[0], site.kernel[1])
+        named = site.template or "<" in kernel_text or kernel_text.rsplit("::", 1)[-1] in self.lx.templates
+        config = [self._edited(s, e) for s, e in site.config]
+        for k in (0, 1):
+            if not config[k].startswith("dim3("):
+                config[k] = f"dim3({config[k]})"
+        config += ["0"] * (4 - len(config))
+        kernel = f"HIP_KERNEL_NAME({kernel_text})" if named else kernel_text
+        head = f"hipLaunchKernelGGL({kernel}, {', '.join(config)}"
+        head_end = site.args[0][0] if site.args else rparen
+        if b"\n" not in self.lx.data[site.kernel[0] : head_end]:
+            if not self._replace(site.kernel[0], head_end, head + (", " if site.args else "")):
+                return False
+            tail = site.args[-1][1] if site.args else None
+            if tail is not None and self.lx.data[tail:rparen].strip() == b"":
+                self._replace(tail, rparen, "")
+            return True
+        pieces = [(site.kernel[0], site.kernel[0], "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if named else ""))]
+        pieces.append((site.open, site.open + 3, (")" if named else "") + ", "))
+        for k, (s, e) in enumerate(site.config[:2]):
+            if not self._edited(s, e).startswith("dim3("):
+                pieces += [(s, s, "dim3("), (e, e, ")")]
+        pieces.append((site.close, site.close + 3, "".join(f", {c}" for c in config[len(site.config) :])))
+        pieces.append((lparen.start, lparen.end, ", " if site.args else ""))
+        for s, e, _ in pieces:
             if any(_overlaps(s, e, ts, te) for ts, te in self._taken):
                 return False
-        for s, e, text in planned:
+        for s, e, text in pieces:
             self._edit(s, e, text)
         return True
+
+    def _edited(self, start: int, end: int) -> str:
+        """The text of [start, end) with the edits already made inside it applied."""
+        inside = sorted(
+            (e for e in self.out.edits if start <= e.start and e.end <= end and (e.start, e.end) != (end, end)),
+            key=lambda e: e.start,
+        )
+        out, pos = [], start
+        for e in inside:
+            out.append(self.lx.data[pos : e.start])
+            out.append(e.text)
+            pos = e.end
+        out.append(self.lx.data[pos:end])
+        return b"".join(out).decode("utf-8", "replace").strip()
+
+    def _replace(self, start: int, end: int, text: str) -> bool:
+        """Replace [start, end) by ``text``, taking over the edits made inside it (their effect
+        is in ``text``); refused where an edit straddles the range or the range spans lines."""
+        if b"\n" in self.lx.data[start:end]:
+            return False
+        inside = [e for e in self.out.edits if start <= e.start and e.end <= end and (e.start, e.end) != (end, end)]
+        for s, e in self._taken:
+            straddles = _overlaps(start, end, s, e) and not (start <= s and e <= end)
+            if straddles:
+                return False
+        for e in inside:
+            self.out.edits.remove(e)
+            self._taken.remove((e.start, e.end))
+        return self._edit(start, end, text)

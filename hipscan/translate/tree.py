@@ -219,6 +219,13 @@ def _conditionals(layout: SourceLayout) -> list[tuple[int, int, tuple[int, ...]]
     return out
 
 
+def _needs_runtime(lx: LexedFile, rewrite) -> bool:
+    """A source (not a header) with kernels or launches that includes no CUDA header itself."""
+    if lx.path.name.endswith(HEADER_SUFFIXES) or any(i.why == "mapped" for i in rewrite.includes):
+        return False
+    return any(t.text in ("__global__", "<<<") for t in lx.tokens if t.kind != "comment")
+
+
 def _translate_one(
     lx: LexedFile,
     result: FileTranslation,
@@ -242,9 +249,10 @@ def _translate_one(
     planned = plan_markers(layout, findings, rewrite.unconverted, hipmap)
     summary = summary_line(result.source, __version__, planned)
     head: tuple[str, ...] = ()
-    if result.output != result.source:
-        # nvcc includes cuda_runtime.h before anything else in every .cu file; hipcc needs it
-        # spelled out, and first (some HIP headers are not self-contained)
+    if result.output != result.source or _needs_runtime(lx, rewrite):
+        # nvcc includes cuda_runtime.h before anything else in every .cu file (and in a source
+        # it compiles as CUDA: one with kernels or launches); hipcc needs it spelled out, and
+        # first (some HIP headers are not self-contained)
         head = (f"#include <{IMPLICIT_INCLUDE}>  // implicit in nvcc builds",)
         rewrite.includes.insert(0, IncludeChange(0, "", IMPLICIT_INCLUDE, "implicit"))
     data, line_map, markers = insert_markers(edited, layout, planned, summary, head)
