@@ -104,11 +104,13 @@ def insert_markers(
     planned: list[PlannedMarker],
     summary: str,
     head: tuple[str, ...] = (),
+    head_at: int = 1,
 ) -> tuple[bytes, LineMap, list[Marker]]:
-    """Insert the summary (and ``head`` lines) before line 1 and each marker above its line,
-    with that line's indentation."""
+    """Insert the summary before line 1, ``head`` lines before line ``head_at`` and each marker
+    above its line, with that line's indentation."""
     newline = b"\r\n" if b"\r\n" in text[: text.find(b"\n") + 1 or None] else b"\n"
-    groups: dict[int, list[bytes]] = {1: [summary.encode("utf-8")] + [h.encode("utf-8") for h in head]}
+    groups: dict[int, list[bytes]] = {1: [summary.encode("utf-8")]}
+    groups.setdefault(max(1, head_at), []).extend(h.encode("utf-8") for h in head)
     for p in sorted(planned, key=lambda p: (p.at, p.line)):
         groups.setdefault(p.at, []).append(layout.indentation(p.at) + p.text.encode("utf-8"))
     lines = text.split(b"\n")

@@ -219,6 +219,26 @@ def _conditionals(layout: SourceLayout) -> list[tuple[int, int, tuple[int, ...]]
     return out
 
 
+def _runtime_place(lx: LexedFile, layout: SourceLayout, rewrite) -> tuple[int, str]:
+    """Where the implicit runtime include goes, and what the file's first #include becomes.
+
+    As hipify-clang places it: after a leading ``#pragma once``, else just before the first
+    #include that every build of the file sees (not one inside an ``#ifdef _WIN32``; one inside
+    the include guard is fine). A file whose first #include already becomes the runtime header
+    needs no other."""
+    top: tuple[int, ...] | None = None
+    mapped = {c.line: c.new for c in rewrite.includes if c.why == "mapped"}
+    for k, d in enumerate(layout.directives):
+        line = layout.line_of(lx.tokens[d.first].start)
+        if k == 0 and d.keyword == "ifndef":
+            top = d.branch
+        if d.keyword == "pragma" and d.first + 2 <= d.last and lx.tokens[d.first + 2].text == "once":
+            return line + 1, ""
+        if d.keyword in ("include", "include_next") and (d.branch == () or d.branch == top):
+            return line, mapped.get(line, "")
+    return 1, ""
+
+
 def _needs_runtime(lx: LexedFile, rewrite) -> bool:
     """A source (not a header) with kernels or launches that includes no CUDA header itself."""
     if lx.path.name.endswith(HEADER_SUFFIXES) or any(i.why == "mapped" for i in rewrite.includes):
@@ -249,13 +269,14 @@ def _translate_one(
     planned = plan_markers(layout, findings, rewrite.unconverted, hipmap)
     summary = summary_line(result.source, __version__, planned)
     head: tuple[str, ...] = ()
-    if result.output != result.source or _needs_runtime(lx, rewrite):
+    head_at, first_include = _runtime_place(lx, layout, rewrite)
+    if first_include != IMPLICIT_INCLUDE and (result.output != result.source or _needs_runtime(lx, rewrite)):
         # nvcc includes cuda_runtime.h before anything else in every .cu file (and in a source
         # it compiles as CUDA: one with kernels or launches); hipcc needs it spelled out, and
         # first (some HIP headers are not self-contained)
         head = (f"#include <{IMPLICIT_INCLUDE}>  // implicit in nvcc builds",)
         rewrite.includes.insert(0, IncludeChange(0, "", IMPLICIT_INCLUDE, "implicit"))
-    data, line_map, markers = insert_markers(edited, layout, planned, summary, head)
+    data, line_map, markers = insert_markers(edited, layout, planned, summary, head, head_at)
     result.converted = dict(rewrite.converted)
     result.renamed = rewrite.renamed
     result.unconverted = rewrite.unconverted
