@@ -105,7 +105,10 @@ def selected_tests(hipify: Path, cuda_version: tuple[int, int]) -> list[Path]:
     try:
         code = compile((tests / "lit.cfg").read_text(), str(tests / "lit.cfg"), "exec")
         with contextlib.redirect_stdout(io.StringIO()):
-            exec(code, {"config": config, "lit_config": lit_config, "sys": sys, "__file__": str(tests / "lit.cfg")})
+            exec(
+                code,
+                {"config": config, "lit_config": lit_config, "sys": sys, "__file__": str(tests / "lit.cfg")},
+            )
     finally:
         for k, v in saved.items():
             if v is None:
@@ -208,9 +211,7 @@ def run_hipscan_inprocess(test: UnitTest, outdir: Path, extra: list[str]) -> byt
 
 def run_hipscan_cli(test: UnitTest, outdir: Path, extra: list[str]) -> bytes:
     argv = [sys.executable, "-m", "hipscan", "translate", str(test.path), "-o", str(outdir)]
-    subprocess.run(
-        argv + hipscan_args(test) + extra, cwd=REPO, capture_output=True, check=False, timeout=300
-    )
+    subprocess.run(argv + hipscan_args(test) + extra, cwd=REPO, capture_output=True, check=False, timeout=300)
     return _read_output(test, outdir)
 
 

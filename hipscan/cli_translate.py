@@ -54,7 +54,9 @@ def parse_options(func: Callable) -> Callable:
             help="Folder with compile_commands.json: per-file flags.",
         ),
         click.option("--mode", type=click.Choice(MODES), default=None, help="Parse mode (default shim)."),
-        click.option("--cuda-path", type=click.Path(path_type=Path), default=None, help="For --mode toolkit."),
+        click.option(
+            "--cuda-path", type=click.Path(path_type=Path), default=None, help="For --mode toolkit."
+        ),
         click.option("--std", default=None, help="C++ standard for the parse (default c++17)."),
         click.option(
             "--rocm-version",

@@ -148,7 +148,8 @@ def test_includes_mapped_and_deduplicated(basic):
     assert "#include <cuda.h>" not in text and "#include <cuda_runtime.h>" not in text
     assert "#include <hip/hip_runtime_api.h>" in (out / "host_only.cpp").read_text()
     whys = {i.old: i.why for i in results["vector_add.cu"].includes}
-    assert whys == {"": "implicit", "cuda_runtime.h": "mapped", "cuda.h": "duplicate"}
+    # the first include already becomes the runtime header: no implicit one on top
+    assert whys == {"cuda_runtime.h": "mapped", "cuda.h": "duplicate"}
 
 
 def test_includes_in_other_branches_are_not_deduplicated(tmp_path):
@@ -220,11 +221,16 @@ def test_launches_kept_by_default(tmp_path):
 def test_hip_launch_kernel_ggl_form(tmp_path):
     results = _run(FIXTURES / "launch", tmp_path / "out", launch_syntax="hip")
     text = (tmp_path / "out" / "launches.hip").read_text()
-    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float, 32>), dim3(4, 1), 32, 0, 0, p, 1.0f);" in text
-    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float, 64>), 4, 64, 0, 0, p, 2.0f);" in text
-    assert "hipLaunchKernelGGL(work::scaled, 1, 32, 0, stream, p, 0.5f);" in text
-    assert "hipLaunchKernelGGL(touch, 1, 1, 0, 0);" in text
-    assert "#define LAUNCH_TOUCH(grid) hipLaunchKernelGGL(touch, grid, 1, 0, 0)" in text
+    # hipify-clang's spelling: grid and block as dim3(...), shared memory and stream 0 by default
+    assert (
+        "hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float, 32>), dim3(4, 1), dim3(32), 0, 0, p, 1.0f);" in text
+    )
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float, 64>), dim3(4), dim3(64), 0, 0, p, 2.0f);" in text
+    assert "hipLaunchKernelGGL(work::scaled, dim3(1), dim3(32), 0, stream, p, 0.5f);" in text
+    assert "hipLaunchKernelGGL(touch, dim3(1), dim3(1), 0, 0);" in text
+    assert "#define LAUNCH_TOUCH(grid) hipLaunchKernelGGL(touch, dim3(grid), dim3(1), 0, 0)" in text
+    # a launch spread over lines keeps its lines
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(fill<float, 32>), dim3(1),\n" in text
     assert "<<<" not in text and ">>>" not in text
     r = {x.source: x for x in results}["launches.cu"]
     assert r.launches_rewritten == 6 and r.launches_kept == 0
@@ -378,11 +384,11 @@ def test_kernel_pointer_arguments_are_cast_to_const_void(tmp_path):
     out = tmp_path / "out"
     result = {r.source: r for r in _run(FIXTURES / "call_args", out)}["attributes.cu"]
     text = (out / "attributes.hip").read_text()
-    assert "hipFuncGetAttributes(&attr, reinterpret_cast<const void *>(scale));" in text
-    assert "hipFuncGetAttributes(&attr, reinterpret_cast<const void *>(fill<double>));" in text
+    assert "hipFuncGetAttributes(&attr, reinterpret_cast<const void*>(scale));" in text
+    assert "hipFuncGetAttributes(&attr, reinterpret_cast<const void*>(fill<double>));" in text
     assert "hipFuncGetAttributes(&attr, (const void *)scale);" in text  # already a cast
-    assert "hipFuncSetCacheConfig(reinterpret_cast<const void *>(scale), hipFuncCachePreferL1);" in text
-    assert "hipFuncSetAttribute(reinterpret_cast<const void *>(fill<float>), " in text
+    assert "hipFuncSetCacheConfig(reinterpret_cast<const void*>(scale), hipFuncCachePreferL1);" in text
+    assert "hipFuncSetAttribute(reinterpret_cast<const void*>(fill<float>), " in text
     assert result.args_cast == 4
 
 
@@ -531,3 +537,33 @@ def test_quoted_include_the_compiler_takes_from_the_system_is_not_a_project_file
     results = {r.source: r for r in _run(root, tmp_path / "out")}
     assert results["train.cu"].project_includes == []
     assert '#include "unistd.h"' in (tmp_path / "out" / "train.hip").read_text()
+
+
+def test_argument_rewrites_hipify_clang_makes(tmp_path):
+    """Signature differences between a CUDA call and its HIP twin, from hipmap.toml (the cases
+    HIPIFY's own unit tests check: runtime_functions_12000.cu, device_symbols.cu, ...)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "calls.cu").write_text(
+        "#include <cuda_runtime.h>\n"
+        "__device__ float table[4][4];\n"
+        "template <typename T> __global__ void k(T *p) {}\n"
+        "void f(cudaGraph_t g, cudaGraphExec_t *e, cudaGraphNode_t n, float *h, void *fn, void **args) {\n"
+        "  cudaGraphInstantiate(e, g, 0ULL);\n"
+        "  cudaGraphInstantiate(e, g, NULL, NULL, 0);\n"
+        "  cudaMallocHost((void **)&h, 64);\n"
+        "  cudaGraphMemcpyNodeSetParamsToSymbol(n, table, h, 64, 0, cudaMemcpyHostToDevice);\n"
+        "  cudaLaunchKernel(fn, 1, 1, args, 0, 0);\n"
+        "  int v; cudaDeviceGetAttribute(&v, cudaDevAttrPciDomainId, 0);\n"
+        "  k<<<1, 2>>>(h);\n"
+        "}\n"
+    )
+    _run(src, tmp_path / "out", launch_syntax="hip")
+    text = (tmp_path / "out" / "calls.hip").read_text()
+    assert "hipGraphInstantiateWithFlags(e, g, 0ULL);" in text
+    assert "hipGraphInstantiate(e, g, NULL, NULL, 0);" in text
+    assert "hipHostMalloc((void **)&h, 64, hipHostMallocDefault);" in text
+    assert "hipGraphMemcpyNodeSetParamsToSymbol(n, HIP_SYMBOL(table), h," in text
+    assert "hipLaunchKernel(reinterpret_cast<const void*>(fn), 1, 1," in text
+    assert "hipDeviceAttributePciDomainID" in text
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(k), dim3(1), dim3(2), 0, 0, h);" in text

@@ -82,7 +82,9 @@ class Rewriter:
         launch_syntax: str = "chevron",
         project_names: frozenset[str] = frozenset(),
         project_include: ProjectIncludes = lambda name, angled, line: None,
+        rocm_version: tuple[int, ...] | None = None,
     ) -> None:
+        self.rocm_version = rocm_version
         self.lx = lexed
         self.toks = lexed.tokens
         self.layout = layout
@@ -190,7 +192,14 @@ class Rewriter:
             if name in self.map.struct_tags and self._struct_tag(i):
                 continue
             target = self._arity_rename(i) or self.map.names.get(name)
-            if target is not None:
+            added = self.map.since.get(name)
+            if target is not None and self.rocm_version and added and added[:2] > self.rocm_version[:2]:
+                line, col = self.lx.line_col(tok.start)
+                release = ".".join(map(str, added[:2]))
+                self.out.unconverted.append(
+                    Unconverted(name, line, col, f"a HIP twin ({target}) only from ROCm {release}")
+                )
+            elif target is not None:
                 self._rename(tok, target)
             elif name in self.map.unsupported:
                 line, col = self.lx.line_col(tok.start)
@@ -464,7 +473,9 @@ class Rewriter:
             if tail is not None and self.lx.data[tail:rparen].strip() == b"":
                 self._replace(tail, rparen, "")
             return True
-        pieces = [(site.kernel[0], site.kernel[0], "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if named else ""))]
+        pieces = [
+            (site.kernel[0], site.kernel[0], "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if named else ""))
+        ]
         pieces.append((site.open, site.open + 3, (")" if named else "") + ", "))
         for k, (s, e) in enumerate(site.config[:2]):
             if not self._edited(s, e).startswith("dim3("):
@@ -481,7 +492,11 @@ class Rewriter:
     def _edited(self, start: int, end: int) -> str:
         """The text of [start, end) with the edits already made inside it applied."""
         inside = sorted(
-            (e for e in self.out.edits if start <= e.start and e.end <= end and (e.start, e.end) != (end, end)),
+            (
+                e
+                for e in self.out.edits
+                if start <= e.start and e.end <= end and (e.start, e.end) != (end, end)
+            ),
             key=lambda e: e.start,
         )
         out, pos = [], start
@@ -497,7 +512,9 @@ class Rewriter:
         is in ``text``); refused where an edit straddles the range or the range spans lines."""
         if b"\n" in self.lx.data[start:end]:
             return False
-        inside = [e for e in self.out.edits if start <= e.start and e.end <= end and (e.start, e.end) != (end, end)]
+        inside = [
+            e for e in self.out.edits if start <= e.start and e.end <= end and (e.start, e.end) != (end, end)
+        ]
         for s, e in self._taken:
             straddles = _overlaps(start, end, s, e) and not (start <= s and e <= end)
             if straddles:
