@@ -82,7 +82,7 @@ def selected_tests(hipify: Path, cuda_version: tuple[int, int]) -> list[Path]:
     saved = {k: sys.modules.get(k) for k in ("lit", "lit.formats", "lit.util")}
     sys.modules.update({"lit": lit, "lit.formats": lit.formats, "lit.util": lit.util})
     config = types.SimpleNamespace(
-        cuda_version_full="%d.%d" % cuda_version,
+        cuda_version_full=f"{cuda_version[0]}.{cuda_version[1]}",
         cuda_version_major=cuda_version[0],
         cuda_version_minor=cuda_version[1],
         llvm_version="18.1",

@@ -11,7 +11,6 @@ import tomllib
 
 from hipscan.apitable import ApiEntry, load_api_table, parse_version
 
-
 # API table libraries whose `hip_added` column is a HIP (= ROCm) release; the math libraries'
 # columns count their own releases (hipBLAS 2.x ships with ROCm 6.x)
 HIP_VERSIONED = frozenset({"runtime", "driver", "device", "complex", "rtc"})

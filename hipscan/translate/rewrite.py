@@ -477,7 +477,7 @@ class Rewriter:
             (site.kernel[0], site.kernel[0], "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if named else ""))
         ]
         pieces.append((site.open, site.open + 3, (")" if named else "") + ", "))
-        for k, (s, e) in enumerate(site.config[:2]):
+        for s, e in site.config[:2]:
             if not self._edited(s, e).startswith("dim3("):
                 pieces += [(s, s, "dim3("), (e, e, ")")]
         pieces.append((site.close, site.close + 3, "".join(f", {c}" for c in config[len(site.config) :])))
