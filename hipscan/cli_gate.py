@@ -15,7 +15,6 @@ import click
 
 from hipscan import __version__
 from hipscan.baseline import BaselineError, load_baseline, render_baseline
-from hipscan.effort import ProfileError, load_profile
 from hipscan.gate import EXIT_USAGE, GateError, GateOptions, changed_files, evaluate, explain
 from hipscan.model import CONFIDENCES, SEVERITIES, ScanResult
 from hipscan.report import FORMATS, ReportContext, render, write_atomic
@@ -46,6 +45,7 @@ def _rules(config) -> object:
 
 def _usage_errors() -> tuple[type[Exception], ...]:
     from hipscan.config import ConfigError
+    from hipscan.effort import ProfileError  # networkx: imported when a command runs, not at start-up
     from hipscan.rules import RuleFileError
 
     return (GateError, BaselineError, ProfileError, ConfigError, RuleFileError, OSError)
@@ -138,6 +138,8 @@ def check(fail_on, min_confidence, min_score, baseline_file, diff_base, fmt, out
     """
 
     def body() -> int:
+        from hipscan.effort import load_profile
+
         profile = load_profile(effort_profile)
         options = GateOptions(
             fail_on=None if fail_on == "none" else fail_on,

@@ -9,10 +9,15 @@ from pathlib import Path
 
 import click
 
-from hipscan.model import Finding
-from hipscan.translate import FileTranslation, TranslateError, TranslateOptions, translate_tree
-from hipscan.translate.options import HEADER_SUFFIXES, SOURCE_SUFFIXES
-from hipscan.translate.verify import CompileResult, find_hipcc, verify_outputs
+from typing import TYPE_CHECKING
+
+from hipscan.translate.options import HEADER_SUFFIXES, SOURCE_SUFFIXES, TranslateOptions
+from hipscan.translate.outputs import TranslateError
+
+if TYPE_CHECKING:  # the translator (libclang) loads when a translation runs, not at start-up
+    from hipscan.model import Finding
+    from hipscan.translate import FileTranslation
+    from hipscan.translate.verify import CompileResult
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv"})
 
@@ -147,6 +152,9 @@ def emit_hip(
     """Translate (and optionally compile-check) a scanned tree; what ``scan --emit-hip`` calls.
 
     Raises :class:`TranslateError` for an unusable output directory."""
+    from hipscan.translate import translate_tree
+    from hipscan.translate.verify import verify_outputs
+
     options = TranslateOptions(
         hip_ext=hip_ext, roc=roc, launch_syntax=launch_syntax, force=force, config=config
     )
@@ -224,6 +232,8 @@ def translate_command(
         findings, files = _scan_findings(path.resolve(), config)
     if files is None:
         files = source_files(path.resolve())
+    from hipscan.translate.verify import find_hipcc
+
     if verify and find_hipcc() is None:
         click.echo("hipscan: --verify needs hipcc on PATH; translating without the compile check", err=True)
     try:

@@ -1,8 +1,23 @@
-"""CUDA -> HIP translation: token-exact renaming, HIPSCAN markers, an optional hipcc check."""
+"""CUDA -> HIP translation: token-exact renaming, HIPSCAN markers, an optional hipcc check.
 
-from hipscan.translate.options import TranslateOptions
-from hipscan.translate.outputs import TranslateError
-from hipscan.translate.result import FileTranslation
-from hipscan.translate.tree import translate_tree
+The names below load on first use, so a command that only needs the options (or nothing of the
+translator) does not pay for libclang and the API table at start-up.
+"""
 
-__all__ = ["FileTranslation", "TranslateError", "TranslateOptions", "translate_tree"]
+from __future__ import annotations
+
+from importlib import import_module
+
+_WHERE = {
+    "FileTranslation": "hipscan.translate.result",
+    "TranslateError": "hipscan.translate.outputs",
+    "TranslateOptions": "hipscan.translate.options",
+    "translate_tree": "hipscan.translate.tree",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> object:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(_WHERE[name]), name)
