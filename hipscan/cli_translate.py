@@ -6,10 +6,9 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-
-from typing import TYPE_CHECKING
 
 from hipscan.translate.options import HEADER_SUFFIXES, SOURCE_SUFFIXES, TranslateOptions
 from hipscan.translate.outputs import TranslateError
