@@ -10,6 +10,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,7 +18,12 @@ from hipscan import __version__
 from hipscan.baseline import BaselineError, load_baseline, render_baseline
 from hipscan.gate import EXIT_USAGE, GateError, GateOptions, changed_files, evaluate, explain
 from hipscan.model import CONFIDENCES, SEVERITIES, ScanResult
-from hipscan.report import FORMATS, ReportContext, render, write_atomic
+
+if TYPE_CHECKING:  # the report context pulls in the effort model and networkx: loaded on use
+    from hipscan.report import ReportContext
+
+# hipscan.report.FORMATS, spelled here so that defining the commands imports no report code
+FORMATS = ("text", "json", "sarif", "markdown", "html")
 
 
 def _scan(kw: dict) -> tuple[ScanResult, object, Path]:
@@ -148,6 +154,8 @@ def check(fail_on, min_confidence, min_score, baseline_file, diff_base, fmt, out
             baseline=load_baseline(baseline_file) if baseline_file else None,
             changed=changed_files(_root(kw), diff_base) if diff_base else None,
         )
+        from hipscan.report import ReportContext
+
         result, rules, _ = _scan(kw)
         ctx = ReportContext.for_result(result, rules=rules, profile=profile)
         return run_gate(result, ctx, options, fmt, output)
@@ -163,6 +171,8 @@ def run_gate(
     output: Path | None,
 ) -> int:
     """Evaluate the gate, write the optional report, print the verdict; the exit code."""
+    from hipscan.report import render, write_atomic
+
     gate = evaluate(result, ctx.effort.readiness, options)
     report_to_stdout = fmt is not None and output is None
     if fmt is not None:
@@ -189,6 +199,8 @@ def baseline(output, **kw):
     """Record the current findings of PATHS so `check --baseline` fails only on new ones."""
 
     def body() -> int:
+        from hipscan.report import write_atomic
+
         result, _, _ = _scan(kw)
         write_atomic(output, render_baseline(result.findings, __version__))
         click.echo(f"wrote {len(result.findings)} finding(s) to {output}")

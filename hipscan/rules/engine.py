@@ -117,24 +117,19 @@ class RuleSet:
         from hipscan.rules.matchers import api_status_applies
 
         status = spec.get("api_status")
-        newest = (99,)
-        out = set()
-        for name, e in self.table.entries.items():
-            if spec.get("library") is not None and e.library not in spec.get("library"):
-                continue
-            if e.library in spec.get("not_library", ()):
-                continue
-            if spec.get("api_kind") is not None and e.kind not in spec.get("api_kind"):
-                continue
-            if spec.get("skip_claimed", True) and name in self.claimed:
-                continue
-            if status == "hip-newer":
-                hit = api_status_applies(status, e, OLDEST_ROCM)
-            else:
-                hit = api_status_applies(status, e, newest)
-            if hit:
-                out.add(name)
-        return out
+        rocm = OLDEST_ROCM if status == "hip-newer" else (99,)
+        libraries, not_libraries = spec.get("library"), spec.get("not_library", ())
+        kinds, skip_claimed = spec.get("api_kind"), spec.get("skip_claimed", True)
+        claimed = self.claimed if skip_claimed else frozenset()
+        return {  # the spec's conditions read once, not once per table row: start-up time
+            name
+            for name, e in self.table.entries.items()
+            if (libraries is None or e.library in libraries)
+            and e.library not in not_libraries
+            and (kinds is None or e.kind in kinds)
+            and name not in claimed
+            and api_status_applies(status, e, rocm)
+        }
 
     def __len__(self) -> int:
         return len(self.rules)

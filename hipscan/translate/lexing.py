@@ -110,31 +110,24 @@ class LexedFile:
 
 
 def clang_args(config: object | None = None) -> list[str]:
-    """The front end's shim-mode arguments (with its precompiled shim when it can build one),
-    else the bare CUDA ones: the rewrite needs tokens first and a good AST second."""
+    """The front end's shim-mode arguments (with its precompiled shim when it can build one, which
+    ``make_setup`` has already checked libclang accepts), else the bare CUDA ones: the rewrite
+    needs tokens first and a good AST second."""
     try:
         from hipscan.config import ScanConfig
         from hipscan.frontend.clang import make_setup
     except ImportError:
         return list(FALLBACK_ARGS)
-    from hipscan.frontend.clang import clang_args as shim_args
 
     config = config if isinstance(config, ScanConfig) else ScanConfig()
-    setup = make_setup(config)
-    args = list(setup.args) + list(setup.prefix) + [f"-I{d}" for d in setup.include_dirs]
-    if "-include-pch" in setup.prefix and not _loads(args):
-        return list(shim_args(config)) + [f"-I{d}" for d in setup.include_dirs]
-    return args
+    key = repr(config)  # a scan just before, in this process, checked the same setup
+    if key not in _ARGS:
+        setup = make_setup(config)
+        _ARGS[key] = list(setup.args) + list(setup.prefix) + [f"-I{d}" for d in setup.include_dirs]
+    return list(_ARGS[key])
 
 
-def _loads(args: list[str]) -> bool:
-    """Does libclang accept these arguments (a stale precompiled header makes it refuse)?"""
-    probe = "/__hipscan__/probe.cu"
-    try:
-        ci.Index.create().parse(probe, args=args, unsaved_files=[(probe, "int x;\n")], options=KEEP_GOING)
-    except ci.TranslationUnitLoadError:
-        return False
-    return True
+_ARGS: dict[str, list[str]] = {}
 
 
 def line_starts(data: bytes) -> list[int]:
