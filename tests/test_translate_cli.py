@@ -81,3 +81,15 @@ def test_cli_start_up_loads_neither_translator_nor_report_code():
     repo = Path(__file__).resolve().parent.parent
     out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_call_without_an_exact_rewrite_is_marked(tmp_path):
+    text = (
+        "#include <cuda_runtime.h>\n"
+        "void f(void **pfn, cudaDriverEntryPointQueryResult *q) {\n"
+        '  cudaGetDriverEntryPoint("cuInit", pfn, 0, q);\n'
+        "}\n"
+    )
+    lines = _translate(tmp_path, "d.cu", text).splitlines()
+    call = next(k for k, line in enumerate(lines) if "hipGetProcAddress(" in line)
+    assert lines[call - 1].lstrip().startswith("// HIPSCAN arguments: `cudaGetDriverEntryPoint`")

@@ -40,6 +40,7 @@ class HipMap:
     header_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # header -> hipcc flags
     since: dict[str, tuple[int, ...]] = field(default_factory=dict)  # CUDA name -> HIP release of its twin
     header_since: dict[str, tuple[int, ...]] = field(default_factory=dict)  # HIP header -> release
+    manual_args: dict[str, str] = field(default_factory=dict)  # call -> what to complete by hand
 
     def replacement(self, name: str) -> str | None:
         return self.names.get(name)
@@ -98,6 +99,7 @@ def load_hip_map(roc: bool = False) -> HipMap:
         cuda_headers=re.compile(data["cuda_headers"]["regex"]) if "cuda_headers" in data else None,
         namespaces=dict(data.get("namespaces", {})),
         since=since,
+        manual_args=dict(data.get("manual_args", {})),
         header_since={k: parse_version(v) or () for k, v in data.get("header_since", {}).items()},
         keep=keep,
         configure_functions=frozenset(data["launch"]["configure_functions"]),

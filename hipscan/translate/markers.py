@@ -18,6 +18,7 @@ from hipscan.translate.result import LineMap, Marker, Unconverted
 from hipscan.translate.source import SourceLayout
 
 UNTRANSLATED = "untranslated"
+ARGUMENTS = "arguments"  # a renamed call whose HIP twin needs an argument only a person can give
 DEFAULT_TODO = "port this by hand; the hipscan report explains the rule"
 
 
@@ -44,6 +45,7 @@ def plan_markers(
     findings: list[Finding],
     unconverted: list[Unconverted],
     hipmap: HipMap,
+    manual: list[Unconverted] = (),
 ) -> list[PlannedMarker]:
     planned: list[PlannedMarker] = []
     seen: set[tuple[int, str]] = set()
@@ -85,6 +87,12 @@ def plan_markers(
         if (at, text) not in seen:
             seen.add((at, text))
             planned.append(PlannedMarker(UNTRANSLATED, line, at, text))
+    for u in manual:
+        at = layout.safe_line(u.line)
+        text = marker_text(ARGUMENTS, f"`{u.name}`: {u.reason}", "complete the call's arguments by hand")
+        if (at, text) not in seen:
+            seen.add((at, text))
+            planned.append(PlannedMarker(ARGUMENTS, u.line, at, text))
     return planned
 
 

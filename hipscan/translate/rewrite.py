@@ -51,6 +51,7 @@ class Rewrite:
     converted: Counter = field(default_factory=Counter)
     renamed: dict[str, str] = field(default_factory=dict)
     unconverted: list[Unconverted] = field(default_factory=list)
+    manual: list[Unconverted] = field(default_factory=list)  # renamed calls still to complete
     includes: list[IncludeChange] = field(default_factory=list)
     symbols_wrapped: int = 0
     args_cast: int = 0
@@ -201,6 +202,9 @@ class Rewriter:
                 )
             elif target is not None:
                 self._rename(tok, target)
+                if name in self.map.manual_args and nxt is not None and nxt.text == "(":
+                    line, col = self.lx.line_col(tok.start)
+                    self.out.manual.append(Unconverted(name, line, col, self.map.manual_args[name]))
             elif name in self.map.unsupported:
                 line, col = self.lx.line_col(tok.start)
                 self.out.unconverted.append(Unconverted(name, line, col))

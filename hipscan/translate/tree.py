@@ -219,24 +219,39 @@ def _conditionals(layout: SourceLayout) -> list[tuple[int, int, tuple[int, ...]]
     return out
 
 
+def _include_guard(lx: LexedFile, layout: SourceLayout) -> bool:
+    """Is the file wrapped in a classic include guard (#ifndef G / #define G ... #endif)?"""
+    ds = layout.directives
+    if len(ds) < 3 or ds[0].keyword != "ifndef" or ds[1].keyword != "define" or ds[-1].keyword != "endif":
+        return False
+    toks = lx.tokens
+    if ds[0].first + 2 > ds[0].last or ds[1].first + 2 > ds[1].last:
+        return False
+    if toks[ds[0].first + 2].text != toks[ds[1].first + 2].text or ds[-1].branch != ds[0].branch:
+        return False
+    code = [k for k, t in enumerate(toks) if t.kind != "comment"]
+    return bool(code) and code[0] == ds[0].first and code[-1] == ds[-1].last
+
+
 def _runtime_place(lx: LexedFile, layout: SourceLayout, rewrite) -> tuple[int, str]:
     """Where the implicit runtime include goes, and what the file's first #include becomes.
 
-    As hipify-clang places it: after a leading ``#pragma once``, else just before the first
-    #include that every build of the file sees (not one inside an ``#ifdef _WIN32``; one inside
-    the include guard is fine). A file whose first #include already becomes the runtime header
-    needs no other."""
-    top: tuple[int, ...] | None = None
+    As hipify-clang places it: after a leading ``#pragma once`` or include guard's ``#ifndef``,
+    whichever comes first, else just before the first #include that every build of the file sees
+    (not one inside an ``#ifdef _WIN32``). A file whose first #include already becomes the runtime
+    header needs no other."""
+    guarded = _include_guard(lx, layout)
     mapped = {c.line: c.new for c in rewrite.includes if c.why == "mapped"}
+    at: int | None = None
     for k, d in enumerate(layout.directives):
         line = layout.line_of(lx.tokens[d.first].start)
-        if k == 0 and d.keyword == "ifndef":
-            top = d.branch
-        if d.keyword == "pragma" and d.first + 2 <= d.last and lx.tokens[d.first + 2].text == "once":
-            return line + 1, ""
-        if d.keyword in ("include", "include_next") and (d.branch == () or d.branch == top):
-            return line, mapped.get(line, "")
-    return 1, ""
+        once = d.keyword == "pragma" and d.first + 2 <= d.last and lx.tokens[d.first + 2].text == "once"
+        if at is None and (once or (k == 0 and guarded)):
+            at = line + 1
+        top = d.branch == () or (guarded and d.branch == layout.directives[0].branch)
+        if d.keyword in ("include", "include_next") and top:
+            return (at if at is not None else line), mapped.get(line, "")
+    return (at if at is not None else 1), ""
 
 
 def _needs_runtime(lx: LexedFile, rewrite) -> bool:
@@ -267,7 +282,7 @@ def _translate_one(
         rocm_version=getattr(options.config, "rocm_version", None),
     ).run()
     edited = rewrite.apply(lx.data)
-    planned = plan_markers(layout, findings, rewrite.unconverted, hipmap)
+    planned = plan_markers(layout, findings, rewrite.unconverted, hipmap, rewrite.manual)
     summary = summary_line(result.source, __version__, planned)
     head: tuple[str, ...] = ()
     head_at, first_include = _runtime_place(lx, layout, rewrite)
