@@ -38,9 +38,21 @@ def test_defines_reach_the_parse(tmp_path):
 
 
 def test_rocm_version_option(tmp_path):
+    """--rocm-version reaches the scan: for 5.2, hipDrvGetErrorString (HIP 5.4) is marked."""
     text = "#include <cuda.h>\nvoid f(CUresult r) { const char *s; cuGetErrorString(r, &s); }\n"
-    assert "cuGetErrorString(r, &s)" in _translate(tmp_path, "e.cu", text, "--rocm-version", "5.2")
-    assert "hipDrvGetErrorString(r, &s)" in _translate(tmp_path, "e.cu", text, "--rocm-version", "6.2")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "e.cu").write_text(text)
+    marked = {}
+    for version in ("5.2", "6.2"):
+        out = tmp_path / f"out{version}"
+        args = ["translate", str(src / "e.cu"), "-o", str(out), "--rocm-version", version]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        emitted = (out / "e.hip").read_text()
+        assert "hipDrvGetErrorString(r, &s)" in emitted
+        marked[version] = "// HIPSCAN HIP902" in emitted
+    assert marked == {"5.2": True, "6.2": False}
 
 
 def test_bad_rocm_version_is_a_usage_error(tmp_path):

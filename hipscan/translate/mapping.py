@@ -38,7 +38,6 @@ class HipMap:
     struct_tags: dict[str, str] = field(default_factory=dict)  # `struct NAME` -> HIP typedef name
     cuda_headers: re.Pattern[str] | None = None  # names of CUDA/NVIDIA headers
     header_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # header -> hipcc flags
-    since: dict[str, tuple[int, ...]] = field(default_factory=dict)  # CUDA name -> HIP release of its twin
     header_since: dict[str, tuple[int, ...]] = field(default_factory=dict)  # HIP header -> release
     manual_args: dict[str, str] = field(default_factory=dict)  # call -> what to complete by hand
 
@@ -58,7 +57,6 @@ def load_hip_map(roc: bool = False) -> HipMap:
     keep = frozenset(data.get("keep", {}).get("names", []))
     names: dict[str, str] = {}
     unsupported: dict[str, ApiEntry] = {}
-    since: dict[str, tuple[int, ...]] = {}
     for name, entry in load_api_table().entries.items():
         if name in keep:
             continue
@@ -67,11 +65,6 @@ def load_hip_map(roc: bool = False) -> HipMap:
             unsupported[name] = entry
         elif target != name:
             names[name] = target
-            added = parse_version(entry.hip_added) if entry.library in HIP_VERSIONED else None
-            if added and target == entry.hip_name:
-                since[name] = added
-    for name in data.get("renames", {}):
-        since.pop(name, None)
     names.update(data.get("renames", {}))
     names.update(data.get("guard_macros", {}))
     for name in data.get("empty_macros", {}).get("names", []):
@@ -98,7 +91,6 @@ def load_hip_map(roc: bool = False) -> HipMap:
         struct_tags=dict(data.get("struct_tags", {})),
         cuda_headers=re.compile(data["cuda_headers"]["regex"]) if "cuda_headers" in data else None,
         namespaces=dict(data.get("namespaces", {})),
-        since=since,
         manual_args=dict(data.get("manual_args", {})),
         header_since={k: parse_version(v) or () for k, v in data.get("header_since", {}).items()},
         keep=keep,

@@ -83,9 +83,7 @@ class Rewriter:
         launch_syntax: str = "chevron",
         project_names: frozenset[str] = frozenset(),
         project_include: ProjectIncludes = lambda name, angled, line: None,
-        rocm_version: tuple[int, ...] | None = None,
     ) -> None:
-        self.rocm_version = rocm_version
         self.lx = lexed
         self.toks = lexed.tokens
         self.layout = layout
@@ -193,14 +191,7 @@ class Rewriter:
             if name in self.map.struct_tags and self._struct_tag(i):
                 continue
             target = self._arity_rename(i) or self.map.names.get(name)
-            added = self.map.since.get(name)
-            if target is not None and self.rocm_version and added and added[:2] > self.rocm_version[:2]:
-                line, col = self.lx.line_col(tok.start)
-                release = ".".join(map(str, added[:2]))
-                self.out.unconverted.append(
-                    Unconverted(name, line, col, f"a HIP twin ({target}) only from ROCm {release}")
-                )
-            elif target is not None:
+            if target is not None:
                 self._rename(tok, target)
                 if name in self.map.manual_args and nxt is not None and nxt.text == "(":
                     line, col = self.lx.line_col(tok.start)

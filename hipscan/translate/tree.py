@@ -279,7 +279,6 @@ def _translate_one(
         launch_syntax=options.launch_syntax,
         project_names=names,
         project_include=_include_rewriter(project, result.source, result, lx),
-        rocm_version=getattr(options.config, "rocm_version", None),
     ).run()
     edited = rewrite.apply(lx.data)
     planned = plan_markers(layout, findings, rewrite.unconverted, hipmap, rewrite.manual)
