@@ -105,3 +105,21 @@ def test_call_without_an_exact_rewrite_is_marked(tmp_path):
     lines = _translate(tmp_path, "d.cu", text).splitlines()
     call = next(k for k, line in enumerate(lines) if "hipGetProcAddress(" in line)
     assert lines[call - 1].lstrip().startswith("// HIPSCAN arguments: `cudaGetDriverEntryPoint`")
+
+
+def test_half2_members_cast_to_half(tmp_path):
+    """ROCm 5.2 declares half2's x and y as unsigned short: reads and writes go through half&."""
+    text = (
+        "#include <cuda_fp16.h>\n"
+        "__device__ float f(half2 h, const half2 *c, half2 *p, half v) {\n"
+        "  p->y = v;\n"
+        "  float a = (float)reinterpret_cast<half&>(h.x);\n"
+        "  return (float)h.x + (float)c->y + a;\n"
+        "}\n"
+    )
+    out = _translate(tmp_path, "h.cu", text)
+    assert "reinterpret_cast<half&>(p->y) = v;" in out
+    assert "(float)reinterpret_cast<half&>(h.x);" in out  # already cast: left alone
+    assert (
+        "return (float)reinterpret_cast<half&>(h.x) + (float)reinterpret_cast<const half&>(c->y) + a;" in out
+    )

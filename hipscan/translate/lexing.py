@@ -95,6 +95,8 @@ class LexedFile:
     declared: set[str] = field(default_factory=set)  # names this file defines or re-declares
     declaration_names: set[int] = field(default_factory=set)  # offsets of declared names
     templates: set[str] = field(default_factory=set)  # function templates declared in this file
+    # member accesses on the record types asked for: (start, end, type, member, const object)
+    members: list[tuple[int, int, str, str, bool]] = field(default_factory=list)
     # line of each #include in this file -> the file the parse resolved it to (absolute): a quoted
     # "unistd.h" the compiler takes from the system is not the project's dev/unistd.h
     include_targets: dict[int, str] = field(default_factory=dict)
@@ -145,6 +147,7 @@ def lex_file(
     configure_functions: frozenset[str],
     call_names: frozenset[str],
     index: ci.Index | None = None,
+    member_types: frozenset[str] = frozenset(),
 ) -> LexedFile:
     """Parse ``path`` once; tokens of the file itself plus the AST sites spelled in it."""
     data = path.read_bytes()
@@ -165,7 +168,7 @@ def lex_file(
             end = t.extent.end.offset
         tokens.append(Tok(_KINDS[t.kind], text, start, end))
     lexed = LexedFile(path=path, data=data, tokens=tokens, line_starts=line_starts(data))
-    _collect_ast(tu, lexed, configure_functions, call_names)
+    _collect_ast(tu, lexed, configure_functions, call_names, member_types)
     for inc in tu.get_includes():
         if inc.depth == 1 and inc.include is not None:
             lexed.include_targets[inc.location.line] = os.path.realpath(inc.include.name)
@@ -189,6 +192,7 @@ def _collect_ast(
     lexed: LexedFile,
     configure_functions: frozenset[str],
     call_names: frozenset[str],
+    member_types: frozenset[str] = frozenset(),
 ) -> None:
     fname = tu.spelling
     starts = {t.start: t for t in lexed.tokens}
@@ -213,6 +217,8 @@ def _collect_ast(
                         lexed.launches[launch.open] = launch
             if cursor.spelling in call_names and children:
                 _call(cursor, children, fname, starts, lexed)
+        elif kind == ci.CursorKind.MEMBER_REF_EXPR and member_types:
+            _member(cursor, fname, starts, ends, member_types, lexed)
         for child in cursor.get_children():
             visit(child)  # children of a cursor spelled here are too (macro ones fail validation)
 
@@ -220,6 +226,23 @@ def _collect_ast(
         loc = top.location
         if loc.file is not None and loc.file.name == fname:
             visit(top)
+
+
+def _member(cursor, fname, starts, ends, member_types, lexed: LexedFile) -> None:
+    """``obj.m`` / ``ptr->m`` on one of ``member_types``, spelled in this file (not a macro's)."""
+    base = next(iter(cursor.get_children()), None)
+    ext = _extent(cursor, fname)
+    if base is None or ext is None or starts.get(ext[0]) is None:
+        return
+    last = ends.get(ext[1])
+    if last is None or last.text != cursor.spelling:
+        return
+    btype = base.type
+    if btype.kind == ci.TypeKind.POINTER:
+        btype = btype.get_pointee()
+    name = btype.get_canonical().spelling.removeprefix("const ").removeprefix("struct ")
+    if name in member_types:
+        lexed.members.append((ext[0], ext[1], name, cursor.spelling, btype.is_const_qualified()))
 
 
 def _launch(cursor, children, fname, starts, ends) -> AstLaunch | None:

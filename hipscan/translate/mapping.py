@@ -40,6 +40,8 @@ class HipMap:
     header_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # header -> hipcc flags
     header_since: dict[str, tuple[int, ...]] = field(default_factory=dict)  # HIP header -> release
     manual_args: dict[str, str] = field(default_factory=dict)  # call -> what to complete by hand
+    # record type -> (members, cast of a member of a non-const object, of a const one)
+    member_casts: dict[str, tuple[frozenset[str], str, str]] = field(default_factory=dict)
 
     def replacement(self, name: str) -> str | None:
         return self.names.get(name)
@@ -92,6 +94,10 @@ def load_hip_map(roc: bool = False) -> HipMap:
         cuda_headers=re.compile(data["cuda_headers"]["regex"]) if "cuda_headers" in data else None,
         namespaces=dict(data.get("namespaces", {})),
         manual_args=dict(data.get("manual_args", {})),
+        member_casts={
+            k: (frozenset(v["members"]), v["cast"], v["const_cast"])
+            for k, v in data.get("member_casts", {}).items()
+        },
         header_since={k: parse_version(v) or () for k, v in data.get("header_since", {}).items()},
         keep=keep,
         configure_functions=frozenset(data["launch"]["configure_functions"]),

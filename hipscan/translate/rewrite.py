@@ -114,6 +114,7 @@ class Rewriter:
         self._default_args()
         self._null_args()
         self._index_casts()
+        self._member_casts()
         if self.launch_syntax == "hip":
             self._launches()
         else:
@@ -277,6 +278,17 @@ class Rewriter:
             for start, end in args:
                 if self.map.index_members.fullmatch(self._text(start, end)):
                     self._cast(start, end, self.map.index_cast)
+
+    def _member_casts(self) -> None:
+        """`h.x` of a half2 -> `reinterpret_cast<half&>(h.x)` (HIP declares the member narrower)."""
+        for start, end, rtype, member, const in self.lx.members:
+            members, cast, const_cast = self.map.member_casts[rtype]
+            if member not in members:
+                continue
+            k = self._index.get(start)
+            if k is not None and k >= 2 and self.toks[k - 1].text == "(" and self.toks[k - 2].text == ">":
+                continue  # already inside a cast's parentheses
+            self._cast(start, end, const_cast if const else cast)
 
     def _text(self, start: int, end: int) -> str:
         return self.lx.data[start:end].decode("utf-8", "replace").strip()

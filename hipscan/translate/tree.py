@@ -187,7 +187,14 @@ def translate_tree(
         result.is_header = rel.endswith(HEADER_SUFFIXES)
         results[rel] = result
         try:
-            lexed[rel] = lex_file(root / rel, args, hipmap.configure_functions, call_names, index)
+            lexed[rel] = lex_file(
+                root / rel,
+                args,
+                hipmap.configure_functions,
+                call_names,
+                index,
+                frozenset(hipmap.member_casts),
+            )
         except (OSError, ci.TranslationUnitLoadError) as exc:
             result.status = f"error: {exc}"
     names = _project_names(lexed, project)
