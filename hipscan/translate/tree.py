@@ -229,12 +229,17 @@ def _conditionals(layout: SourceLayout) -> list[tuple[int, int, tuple[int, ...]]
 def _include_guard(lx: LexedFile, layout: SourceLayout) -> bool:
     """Is the file wrapped in a classic include guard (#ifndef G / #define G ... #endif)?"""
     ds = layout.directives
-    if len(ds) < 3 or ds[0].keyword != "ifndef" or ds[1].keyword != "define" or ds[-1].keyword != "endif":
+    if len(ds) < 3 or ds[0].keyword != "ifndef" or ds[-1].keyword != "endif" or ds[-1].branch != ds[0].branch:
         return False
     toks = lx.tokens
-    if ds[0].first + 2 > ds[0].last or ds[1].first + 2 > ds[1].last:
+    if ds[0].first + 2 > ds[0].last:
         return False
-    if toks[ds[0].first + 2].text != toks[ds[1].first + 2].text or ds[-1].branch != ds[0].branch:
+    guard = toks[ds[0].first + 2].text
+    defines = (d for d in ds[1:] if d.keyword == "define" and d.branch == ds[0].branch)
+    first_define = next(defines, None)  # `#pragma once` may come between #ifndef and #define
+    if first_define is None or first_define.first + 2 > first_define.last:
+        return False
+    if toks[first_define.first + 2].text != guard:
         return False
     code = [k for k, t in enumerate(toks) if t.kind != "comment"]
     return bool(code) and code[0] == ds[0].first and code[-1] == ds[-1].last
