@@ -75,7 +75,7 @@ def test_runtime_include_after_pragma_once_or_before_first_include(tmp_path):
     at = lines.index("#include <stdio.h>")
     assert lines[at - 1].startswith("#include <hip/hip_runtime.h>")
     # an include guard's #ifndef (before a #pragma once) takes it right after, as hipify-clang does
-    guarded = "#ifndef G_H\n#pragma once\n#define G_H\n#include <stdio.h>\n#endif\n"
+    guarded = "#ifndef G_H\n#pragma once\n#define G_H\n#include <stdio.h>\n#endif // G_H\n"
     lines = _translate(tmp_path, "g.cu", guarded).splitlines()
     assert lines[lines.index("#ifndef G_H") + 1].startswith("#include <hip/hip_runtime.h>")
     # a file whose first include becomes the runtime header needs no other

@@ -242,7 +242,7 @@ def _include_guard(lx: LexedFile, layout: SourceLayout) -> bool:
     if toks[first_define.first + 2].text != guard:
         return False
     code = [k for k, t in enumerate(toks) if t.kind != "comment"]
-    return bool(code) and code[0] == ds[0].first and code[-1] == ds[-1].last
+    return bool(code) and code[0] == ds[0].first and ds[-1].first <= code[-1] <= ds[-1].last
 
 
 def _runtime_place(lx: LexedFile, layout: SourceLayout, rewrite) -> tuple[int, str]:
