@@ -12,7 +12,7 @@ from pathlib import Path
 import clang.cindex as ci
 
 from hipscan.facts import FileFacts
-from hipscan.frontend.clang import KEEP_GOING, ParseSetup, skipped_ranges
+from hipscan.frontend.clang import KEEP_GOING, ParseSetup, pch_failed, skipped_ranges
 from hipscan.frontend.extract import Extractor, relpath, token_index
 from hipscan.frontend.tokens import COMMENT, DEVICE_PASS_MACROS, FileTokens, tokenize
 
@@ -31,10 +31,12 @@ UNDECLARED = re.compile(
 )
 NOT_FOUND = re.compile(r"'([^']+)' file not found")
 MAX_DIAGNOSTICS = 20
+# system header folders: a report may quote a diagnostic located there
+SYSTEM_DIRS = ("/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib/llvm", "/usr/lib64/gcc")
 # Folders this process found missing headers in; searched after the file's own include folders
 # for later files of the same scan, since one tree's files mostly share them: saves a re-parse
 # per file. (Not -idirafter: that would mark the project's headers as system headers.)
-_LEARNED_DIRS: dict[str, list[str]] = {}  # scan root -> folders
+_LEARNED: dict[str, dict[str, str]] = {}  # scan root -> {include name: the header it resolved to}
 
 
 @dataclass
@@ -130,17 +132,76 @@ def read_source(path: Path, max_size: int) -> tuple[bytes | None, str]:
     return data, ""
 
 
-def _include_dirs_for(missing: list[str], job: ParseJob) -> list[str]:
-    """For each header that was not found, a project folder that makes it resolve."""
-    dirs: list[str] = []
-    for name in missing:
-        base = name.rsplit("/", 1)[-1]
-        for candidate in job.header_index.get(base, ()):
-            if candidate.endswith("/" + name) or candidate.rsplit("/", 1)[-1] == name:
-                d = candidate[: len(candidate) - len(name)].rstrip("/")
-                if d and d not in dirs:
-                    dirs.append(d)
+def _include_tail(name: str) -> str | None:
+    """``name`` without leading ``./``; None for a name that climbs (``../x.h``) or is absolute."""
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts or name.startswith("/"):
+        return None
+    return "/".join(parts)
+
+
+def nearest_header(name: str, includer: str, job: ParseJob, configured: tuple[str, ...] = ()) -> str | None:
+    """The project file a missing ``#include "name"`` most likely means: the candidate nearest
+    the includer (fewest folder steps from the includer's folder, its ancestors first), else one
+    in a configured include folder. None when several are equally near: a guess there would take
+    a same-named header of an unrelated program (one ``graph.h`` for another)."""
+    tail = _include_tail(name)
+    if tail is None:
+        return None
+    base = tail.rsplit("/", 1)[-1]
+    candidates = [c for c in job.header_index.get(base, ()) if c.endswith("/" + tail)]
+    if not candidates:
+        return None
+    here = Path(includer).parent.parts if includer else Path(job.root).parts
+    ranked: dict[int, list[str]] = {}
+    for c in candidates:
+        there = Path(c).parent.parts
+        common = 0
+        for a, b in zip(here, there, strict=False):
+            if a != b:
                 break
+            common += 1
+        ranked.setdefault((len(here) - common) + (len(there) - common), []).append(c)
+    best = ranked[min(ranked)]
+    if len(best) == 1:
+        return best[0]
+    inside = [c for c in best if any(c.startswith(d.rstrip("/") + "/") for d in configured)]
+    return inside[0] if len(inside) == 1 else None
+
+
+def _learned_dirs(job: ParseJob, path: str, configured: tuple[str, ...]) -> list[str]:
+    """Folders earlier files of this scan needed for a missing header, where the same header is
+    also the nearest one for this file: saves a re-parse, and gives what the re-parse would."""
+    dirs = []
+    for name, found in _LEARNED.get(job.root, {}).items():
+        if nearest_header(name, path, job, configured) == found:
+            d = found[: len(found) - len(_include_tail(name) or "")].rstrip("/")
+            if d and d not in dirs:
+                dirs.append(d)
+    return dirs
+
+
+def _learn(job: ParseJob, missing: list[tuple[str, str]], configured: tuple[str, ...]) -> None:
+    known = _LEARNED.setdefault(job.root, {})
+    for name, includer in missing:
+        found = nearest_header(name, includer, job, configured)
+        if found is not None and name not in known:
+            known[name] = found
+
+
+def _include_dirs_for(
+    missing: list[tuple[str, str]], job: ParseJob, configured: tuple[str, ...] = ()
+) -> list[str]:
+    """For each header that was not found, the project folder that makes the nearest candidate
+    resolve (see ``nearest_header``)."""
+    dirs: list[str] = []
+    for name, includer in missing:
+        found = nearest_header(name, includer, job, configured)
+        if found is None:
+            continue
+        d = found[: len(found) - len(_include_tail(name) or "")].rstrip("/")
+        if d and d not in dirs:
+            dirs.append(d)
     return dirs
 
 
@@ -217,14 +278,15 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     data_of = {str(path): data}
     extra_dirs: list[str] = []
     recover: dict[str, str] = {}
+    prefix = list(setup.prefix)
 
     def parse(blanked: list[tuple[str, str]], device: bool = False) -> ci.TranslationUnit:
         # Up to three parses: missing project headers are located first (they declare most of
         # what looks undeclared), then names still unknown are declared from how they are used.
-        for _attempt in range(3):
-            learned = _LEARNED_DIRS.setdefault(job.root, [])
+        for _attempt in range(4):
+            learned = _learned_dirs(job, str(path), setup.include_dirs)
             extra = [f"-I{d}" for d in extra_dirs] + [f"-I{d}" for d in learned if d not in extra_dirs]
-            extra += list(setup.prefix)
+            extra += prefix
             unsaved = list(blanked)
             if device:
                 extra += ["-include", DEVICE_HEADER]
@@ -233,11 +295,19 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
                 extra += ["-include", RECOVER_HEADER]
                 unsaved.append((RECOVER_HEADER, "\n".join(recover.values()) + "\n"))
             tu = index.parse(str(path), args=args + extra, unsaved_files=unsaved, options=PARSE_OPTIONS)
-            missing = [m.group(1) for d in tu.diagnostics if (m := NOT_FOUND.search(d.spelling))]
-            new_dirs = [d for d in _include_dirs_for(missing, job) if d not in extra_dirs]
+            if prefix[:1] == ["-include-pch"] and setup.fallback and pch_failed(tu, prefix[1]):
+                # the precompiled header went stale or away under this scan: parse its source
+                prefix[:] = list(setup.fallback)
+                continue
+            missing = [
+                (m.group(1), d.location.file.name if d.location.file is not None else "")
+                for d in tu.diagnostics
+                if (m := NOT_FOUND.search(d.spelling))
+            ]
+            new_dirs = [d for d in _include_dirs_for(missing, job, setup.include_dirs) if d not in extra_dirs]
             if new_dirs:
                 extra_dirs.extend(new_dirs)
-                learned.extend(d for d in new_dirs if d not in learned)
+                _learn(job, missing, setup.include_dirs)
                 continue
             more, needed = _recovery_declarations(tu, data_of, job.project_files, recover, watched)
             if not needed:
@@ -256,14 +326,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     except ci.TranslationUnitLoadError:
         facts.status = "error: libclang could not parse the file"
         return facts
-    errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
-    facts.error_count = len(errors)
-    for d in errors[:MAX_DIAGNOSTICS]:
-        f = d.location.file
-        where = relpath(Path(f.name), root) if f is not None else "<command line>"
-        facts.diagnostics.append(f"{where}:{d.location.line}:{d.location.column}: {d.spelling}")
-    if errors:
-        facts.status = "parse-errors"
+    _file_diagnostics(tu, facts, path, root, job.project_files, trusted_dirs(setup, root))
 
     # project files this TU touches, and where its includes resolved
     files: dict[str, tuple[str, object]] = {}
@@ -306,6 +369,55 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
             pass
     facts.parse_seconds = time.perf_counter() - start
     return facts
+
+
+def trusted_dirs(setup: ParseSetup, root: Path) -> tuple[str, ...]:
+    """Folders whose files' text a report may quote: the scanned tree, the shim, the system and
+    toolkit headers, and include folders the user gave (not those a scanned repository named)."""
+    return (str(root), *setup.trusted_dirs, *SYSTEM_DIRS)
+
+
+def _trusted(name: str, dirs: tuple[str, ...]) -> bool:
+    name = os.path.normpath(name)
+    return any(name == d or name.startswith(d.rstrip("/") + "/") for d in dirs)
+
+
+def _file_diagnostics(
+    tu: ci.TranslationUnit,
+    facts: FileFacts,
+    path: Path,
+    root: Path,
+    project: frozenset[str],
+    trusted: tuple[str, ...],
+) -> None:
+    """Parse errors, each counted for the file it is located in: a project header's own errors
+    are its own (``header_diagnostics``), everything else is the translation unit's. An error in
+    a file outside the trusted folders (``#include "/etc/passwd"``) is summarised, never quoted."""
+    own: list[str] = []
+    outside = 0
+    for d in tu.diagnostics:
+        if d.severity < ci.Diagnostic.Error:
+            continue
+        f = d.location.file
+        name = os.path.normpath(f.name) if f is not None else ""
+        if f is None:
+            own.append(f"<command line>: {d.spelling}")
+        elif not _trusted(name, trusted):
+            outside += 1
+        elif name != str(path) and name in project:
+            rel = relpath(Path(name), root)
+            facts.header_error_counts[rel] = facts.header_error_counts.get(rel, 0) + 1
+            shown = facts.header_diagnostics.setdefault(rel, [])
+            if len(shown) < MAX_DIAGNOSTICS:
+                shown.append(f"{rel}:{d.location.line}:{d.location.column}: {d.spelling}")
+        else:
+            own.append(f"{relpath(Path(name), root)}:{d.location.line}:{d.location.column}: {d.spelling}")
+    if outside:
+        own.append(f"{outside} error(s) in a file outside the scanned tree (not quoted)")
+    facts.error_count = len(own) - (1 if outside else 0) + outside
+    facts.diagnostics = own[:MAX_DIAGNOSTICS]
+    if facts.error_count:
+        facts.status = "parse-errors"
 
 
 def _device_pass_lines(files: dict[str, tuple[str, FileTokens]]) -> dict[str, list[tuple[int, int]]]:
