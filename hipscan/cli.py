@@ -26,6 +26,7 @@ from hipscan.cli_common import (
 from hipscan.cli_guard import GuardedGroup
 from hipscan.model import SEVERITIES, severity_rank
 from hipscan.rules import RuleFileError, load_rules
+from hipscan.textsafe import escape_controls
 
 OUTPUT_FORMATS = ("text", "json", "sarif", "markdown", "html")
 
@@ -136,14 +137,16 @@ def scan(
     paths, config = build_config(kw)
     check_output_file(output, "-o")
     if not no_report and (report_dir is not None or fmt == "text"):
-        check_output_dir(report_dir or Path("hipscan-report"), "--report-dir")
+        folder = report_dir or Path("hipscan-report")
+        check_output_dir(folder, "--report-dir")
+        config = _exclude_report_folder(config, paths, folder)
     check_output_dir(emit_hip, "--emit-hip")
     rules = _load_rules(config.rules_dirs)
     check_selection(rules, config)
     result = run_scan(paths, config, rules, progress=progress_printer(want_progress(progress)))
     for f in result.files:
         if f.status not in ("ok", "parse-errors"):
-            click.echo(f"{f.path}: {f.status}", err=True)
+            click.echo(escape_controls(f"{f.path}: {f.status}"), err=True)
     if not result.files:
         click.echo(
             "hipscan: warning: no CUDA sources found (.cu/.cuh, or C/C++ files that use CUDA)", err=True
@@ -187,6 +190,21 @@ def scan(
         worst = max((severity_rank(f.severity) for f in result.findings), default=-1)
         if worst >= severity_rank(fail_on):
             raise SystemExit(EXIT_FINDINGS)
+
+
+def _exclude_report_folder(config, paths: list[Path], folder: Path):
+    """The report folder is output, never a source: excluded when it lies inside the tree."""
+    from dataclasses import replace
+
+    from hipscan.frontend.discover import scan_root
+
+    try:
+        rel = folder.resolve().relative_to(scan_root(paths))
+    except ValueError:
+        return config
+    if not rel.parts:
+        return config
+    return replace(config, extra_exclude=tuple(config.extra_exclude) + (rel.as_posix(),))
 
 
 def _emit_hip(result, outdir: Path, config):

@@ -136,8 +136,8 @@ def filter_args(args: list[str], directory: Path, root: Path | None, db: Compile
             value = nxt
             if a in PATH_FLAGS and not Path(value).is_absolute():
                 value = str(directory / value)
-            if a == "-include" and not Path(value).is_file():
-                db.drop(f"-include {nxt} (not a regular file)")
+            if a == "-include" and not (Path(value).is_file() and _inside(Path(value), root)):
+                db.drop(f"-include {nxt} (not a regular file inside the scanned tree)")
             else:
                 kept += [a, value]
             i += 2
