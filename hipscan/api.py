@@ -42,6 +42,20 @@ class SourceLines:
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
+# What the graph, the effort model, translation and the HIP-build evidence read of a file's facts
+# after the rules ran; the rest (literals, directives, body ranges...) is
+# dropped as each file is done, so the main process grows with the tree only by what they need.
+_DROPPED_AFTER_RULES = ("literals", "members", "assigns", "directives")
+
+
+def _kept(facts):
+    for name in _DROPPED_AFTER_RULES:
+        setattr(facts, name, [])
+    facts.bodies, facts.suppressions, facts.configs = {}, {}, {}
+    facts.header_diagnostics, facts.header_error_counts = {}, {}
+    return facts
+
+
 def rule_options(config: ScanConfig) -> RuleOptions:
     return RuleOptions(
         select=tuple(config.select),
@@ -125,7 +139,7 @@ def scan(
         if trees:
             _drop_bundled(facts, trees)
         if keep_facts:
-            result.facts.append(facts)
+            result.facts.append(_kept(facts))
     for path, fr in file_results.items():
         if path in parsed:
             continue
