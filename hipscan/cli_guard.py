@@ -9,6 +9,7 @@ read a typo or a crash as "not portable".
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import traceback
 
@@ -58,6 +59,7 @@ class GuardedGroup(click.Group):
     """A click group whose commands end with the exit codes above whatever goes wrong."""
 
     def invoke(self, ctx: click.Context):
+        previous = _on_terminate()
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, SystemExit):
@@ -92,3 +94,19 @@ class GuardedGroup(click.Group):
                 err=True,
             )
             sys.exit(EXIT_INTERNAL)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _on_terminate():
+    """A CI runner cancelling a job sends SIGTERM: stop like Ctrl-C (workers stopped, no partial
+    file, exit 130). Returns the previous handler (None outside the main thread)."""
+    try:
+        return signal.signal(signal.SIGTERM, _interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        return None

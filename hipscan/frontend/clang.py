@@ -269,7 +269,6 @@ def pch_failed(tu: ci.TranslationUnit, pch: str) -> bool:
 
 
 PCH_KEEP = 4  # precompiled headers kept per machine: other modes/flags each have their own
-PCH_LOCK_WAIT = 600.0  # seconds a scan waits for another process building the same PCH
 
 
 def _lock(path: Path, exclusive: bool, wait: bool = True):
