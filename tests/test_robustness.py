@@ -125,6 +125,39 @@ def test_bad_files_each_get_one_line_and_the_rest_is_scanned(tmp_path, good_find
     _no_temporaries(out_dir)
 
 
+def _crash_hang_or_parse(job, setup, watched, max_size):
+    import faulthandler
+
+    from hipscan.frontend.parse import parse_file
+
+    name = Path(job.path).name
+    if name == "crash.cu":
+        faulthandler.disable()  # keep the crash dump out of the test output
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if name == "hang.cu":
+        time.sleep(60)
+    return parse_file(job, setup, watched, max_size)
+
+
+def test_crash_and_hang_leave_the_other_files_findings(tmp_path, monkeypatch, good_findings):
+    import functools
+
+    import hipscan.frontend as frontend
+    from hipscan.api import scan
+    from hipscan.frontend.pool import run_jobs
+
+    root = tmp_path / "t"
+    _write(root, GOOD)
+    _write(root, {"bad/crash.cu": GOOD["good/ptx.cu"], "bad/hang.cu": GOOD["good/ptx.cu"]})
+    monkeypatch.setattr(frontend, "run_jobs", functools.partial(run_jobs, parse=_crash_hang_or_parse))
+    result = scan([root], ScanConfig(jobs=2, timeout=2.0, use_cache=False))
+    status = {f.path: f.status for f in result.files}
+    assert status["bad/crash.cu"] == "error: libclang crashed on this file (signal 11)"
+    assert status["bad/hang.cu"] == "error: parse timed out after 2 s"
+    got = {(f.rule, f.path, f.line, f.column) for f in result.findings}
+    assert good_findings <= got
+
+
 def test_etc_passwd_is_never_quoted_in_any_report(tmp_path):
     root = tmp_path / "t"
     _write(root, {"a.cu": '#include "/etc/passwd"\n__global__ void k() {}\n', "b.cu": GOOD["good/ptx.cu"]})
