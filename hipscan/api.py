@@ -42,9 +42,11 @@ class SourceLines:
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
-# What the graph, the effort model, translation and the HIP-build evidence read of a file's facts
-# after the rules ran; the rest (literals, directives, body ranges...) is
-# dropped as each file is done, so the main process grows with the tree only by what they need.
+# What the graph, the effort model, translation and the HIP-build evidence (branches) read of a
+# file's facts after the rules ran; the rest (literals, directives, body ranges, host-side
+# declarations, names the file declares) is dropped as each file is done, so the main process
+# keeps per file only what those consumers need (effort: paths of device-side declarations and
+# of active CUDA names).
 _DROPPED_AFTER_RULES = ("literals", "members", "assigns", "directives")
 
 
@@ -53,6 +55,9 @@ def _kept(facts):
         setattr(facts, name, [])
     facts.bodies, facts.suppressions, facts.configs = {}, {}, {}
     facts.header_diagnostics, facts.header_error_counts = {}, {}
+    facts.declared = set()
+    facts.decls = [d for d in facts.decls if d.storage and d.context != "host"]
+    facts.idents = [x for x in facts.idents if not x.from_inactive_branch]
     return facts
 
 

@@ -51,10 +51,29 @@ def _racing_includers(root: Path) -> None:
     )
 
 
+def _shared_folder_with_a_nearer_twin(root: Path) -> None:
+    """progX needs lib/ for util.h; progY needs util.h too, and graph.h, which it has nearer than
+    lib/graph.h. Handing progY's parse the folder progX's parse found must not give it lib's."""
+    files = {
+        "lib/util.h": "#pragma once\n__device__ inline int lane() { return threadIdx.x & 31; }\n",
+        "lib/graph.h": "#pragma once\n#ifdef FROM_Y\n"
+        "__device__ inline int wsz(int v) { return __shfl_sync(0xffffffff, v, 0); }\n#endif\n",
+        "progX/x.cu": '#include "util.h"\n__global__ void kx(int *p) { p[0] = lane(); }\n',
+        "progY/y.cu": '#include "util.h"\n#define FROM_Y\n#include "graph.h"\n'
+        "__global__ void ky(int *p) { p[0] = g(); }\n",
+        "progY/sub/graph.h": "#pragma once\n__device__ inline int g() { return 1; }\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
 def test_reports_do_not_depend_on_cache_or_jobs(tmp_path):
-    for n, tree in enumerate((*TREES, None)):
+    for n, tree in enumerate((*TREES, None, "")):
         root = tmp_path / f"tree{n}"
-        if tree is None:
+        if tree == "":
+            _shared_folder_with_a_nearer_twin(root)
+        elif tree is None:
             _racing_includers(root)
         else:
             shutil.copytree(tree, root)

@@ -511,6 +511,26 @@ def test_missing_header_resolves_to_the_nearest_or_to_none(tmp_path):
     assert nearest_header("graph.h", str(root / "progC/main.cu"), job) is None
 
 
+def test_a_folder_found_for_one_header_does_not_capture_another(tmp_path):
+    """y.cu needs lib/ for util.h; its graph.h is nearer in progY/sub than in lib/."""
+    import sys as _sys
+
+    from hipscan.api import scan
+
+    _sys.path.insert(0, str(Path(__file__).parent))
+    from test_determinism import _shared_folder_with_a_nearer_twin
+
+    _shared_folder_with_a_nearer_twin(tmp_path)
+    for jobs in (1, 2):
+        result = scan([tmp_path], ScanConfig(jobs=jobs, use_cache=False))
+        y = next(f for f in result.facts if f.path == "progY/y.cu")
+        assert {i.name: i.resolved for i in y.includes} == {
+            "util.h": "lib/util.h",
+            "graph.h": "progY/sub/graph.h",
+        }
+        assert "HIP351" not in {f.rule for f in result.findings}  # lib/graph.h's FROM_Y branch stays off
+
+
 def test_files_counted_once_and_a_header_has_its_own_status(tmp_path):
     root = tmp_path / "t"
     _write(

@@ -171,7 +171,8 @@ def nearest_header(name: str, includer: str, job: ParseJob, configured: tuple[st
 
 def _learned_dirs(job: ParseJob, path: str, configured: tuple[str, ...]) -> list[str]:
     """Folders earlier files of this scan needed for a missing header, where the same header is
-    also the nearest one for this file: saves a re-parse, and gives what the re-parse would."""
+    also the nearest one for this file: handed to the parse up front to save a re-parse (the
+    parse is then checked by ``_learned_ok``)."""
     dirs = []
     for name, found in _LEARNED.get(job.root, {}).items():
         if nearest_header(name, path, job, configured) == found:
@@ -179,6 +180,56 @@ def _learned_dirs(job: ParseJob, path: str, configured: tuple[str, ...]) -> list
             if d and d not in dirs:
                 dirs.append(d)
     return dirs
+
+
+_INCLUDE_NAME = re.compile(rb'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+
+
+def _search_dirs(args: list[str]) -> list[str]:
+    """The include folders named in an argument list."""
+    out = []
+    for i, a in enumerate(args):
+        for flag in ("-isystem", "-iquote", "-I"):
+            if a == flag and i + 1 < len(args):
+                out.append(args[i + 1])
+            elif a.startswith(flag) and len(a) > len(flag):
+                out.append(a[len(flag) :])
+    return out
+
+
+def _misresolved(
+    tu: ci.TranslationUnit, added: list[str], searched: list[str], job: ParseJob, configured: tuple[str, ...]
+) -> list[tuple[str, str | None]]:
+    """Includes that resolved only through a folder this parse added (for another missing
+    header, or learned from earlier files) to something other than the nearest header for their
+    includer: (what it got, the folder that gives the nearest one, or None when that is a tie).
+    Empty when every such include got what ``nearest_header`` chooses, so the result depends
+    neither on which other headers were missing nor on which files were parsed before."""
+    out: list[tuple[str, str | None]] = []
+    lines: dict[str, list[bytes]] = {}
+    for inc in tu.get_includes():
+        included = os.path.normpath(inc.include.name)
+        if not any(included.startswith(d + "/") for d in added) or inc.source is None:
+            continue
+        includer = inc.source.name
+        if includer not in lines:
+            try:
+                lines[includer] = Path(includer).read_bytes().splitlines()
+            except OSError:
+                lines[includer] = []
+        row = inc.location.line - 1
+        m = _INCLUDE_NAME.match(lines[includer][row]) if 0 <= row < len(lines[includer]) else None
+        if m is None:
+            continue  # a computed include: nothing to compare with
+        name = m.group(1).decode("utf-8", "replace")
+        plain = [os.path.dirname(includer), *searched]
+        if any(os.path.normpath(os.path.join(d, name)) == included for d in plain):
+            continue  # found without the added folders
+        want = nearest_header(name, includer, job, configured)
+        if want != included:
+            tail = _include_tail(name) or ""
+            out.append((included, want[: len(want) - len(tail)].rstrip("/") if want else None))
+    return out
 
 
 def _learn(job: ParseJob, missing: list[tuple[str, str]], configured: tuple[str, ...]) -> None:
@@ -279,13 +330,18 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     extra_dirs: list[str] = []
     recover: dict[str, str] = {}
     prefix = list(setup.prefix)
+    use_learned = [True]
 
     def parse(blanked: list[tuple[str, str]], device: bool = False) -> ci.TranslationUnit:
         # Up to three parses: missing project headers are located first (they declare most of
         # what looks undeclared), then names still unknown are declared from how they are used.
-        for _attempt in range(4):
-            learned = _learned_dirs(job, str(path), setup.include_dirs)
-            extra = [f"-I{d}" for d in extra_dirs] + [f"-I{d}" for d in learned if d not in extra_dirs]
+        for _attempt in range(5):
+            learned = (
+                [d for d in _learned_dirs(job, str(path), setup.include_dirs) if d not in extra_dirs]
+                if use_learned[0]
+                else []
+            )
+            extra = [f"-I{d}" for d in extra_dirs] + [f"-I{d}" for d in learned]
             extra += prefix
             unsaved = list(blanked)
             if device:
@@ -299,6 +355,18 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
                 # the precompiled header went stale or away under this scan: parse its source
                 prefix[:] = list(setup.fallback)
                 continue
+            wrong = _misresolved(tu, extra_dirs + learned, _search_dirs(args), job, setup.include_dirs)
+            if wrong:
+                # a folder added for one header gave another header than the nearest one: put the
+                # nearest one's folder first, and stop using folders learned from other files
+                use_learned[0] = False
+                front = [want for _got, want in wrong if want]
+                front = [d for d in dict.fromkeys(front) if d]
+                if front and front != extra_dirs[: len(front)]:
+                    extra_dirs[:] = front + [d for d in extra_dirs if d not in front]
+                    continue
+                if learned:
+                    continue
             missing = [
                 (m.group(1), d.location.file.name if d.location.file is not None else "")
                 for d in tu.diagnostics
