@@ -331,6 +331,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     recover: dict[str, str] = {}
     prefix = list(setup.prefix)
     use_learned = [True]
+    searched: list[list[str]] = [[]]  # the include folders of the last parse
 
     def parse(blanked: list[tuple[str, str]], device: bool = False) -> ci.TranslationUnit:
         # Up to three parses: missing project headers are located first (they declare most of
@@ -351,6 +352,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
                 extra += ["-include", RECOVER_HEADER]
                 unsaved.append((RECOVER_HEADER, "\n".join(recover.values()) + "\n"))
             tu = index.parse(str(path), args=args + extra, unsaved_files=unsaved, options=PARSE_OPTIONS)
+            searched[0] = _search_dirs(args + extra)
             if prefix[:1] == ["-include-pch"] and setup.fallback and pch_failed(tu, prefix[1]):
                 # the precompiled header went stale or away under this scan: parse its source
                 prefix[:] = list(setup.fallback)
@@ -402,9 +404,11 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     wanted = {str(path): str(path)}  # name as clang spells it -> normalised absolute path
     inputs = {rel}
     facts.configs[rel] = ""
+    included_files: set[str] = set()
     for inc in tu.get_includes():
         raw = inc.include.name
         included = os.path.normpath(raw)
+        included_files.add(included)
         src = inc.source.name if inc.source is not None else ""
         if included in job.project_files:
             inc_rel = relpath(Path(included), root)
@@ -425,6 +429,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
                 continue
             fdata = hdata
         files[raw] = (relpath(Path(norm), root), tokenize(tu, cfile, fdata, job.device_macros))
+        _guarded_includes(raw, fdata, include_map, included_files, searched[0], job, root)
     facts.files = sorted(v[0] for v in files.values())
     facts.inputs = sorted(inputs)
     Extractor(tu, facts, files, watched, include_map, job.project_files, str(root)).run()
@@ -486,6 +491,35 @@ def _file_diagnostics(
     facts.diagnostics = own[:MAX_DIAGNOSTICS]
     if facts.error_count:
         facts.status = "parse-errors"
+
+
+def _guarded_includes(
+    raw: str,
+    data: bytes,
+    include_map: dict[tuple[str, int], str],
+    included: set[str],
+    searched: list[str],
+    job: ParseJob,
+    root: Path,
+) -> None:
+    """Where the includes of a carried file resolved that clang did not record: a header
+    already included earlier in the translation unit (`#pragma once`, include guards) is not
+    entered again. Without this a header's include facts would depend on which translation
+    unit carried it (the order files finish in)."""
+    src_dir = os.path.dirname(raw)
+    for n, line in enumerate(data.splitlines(), 1):
+        if (raw, n) in include_map or b"include" not in line:
+            continue
+        m = _INCLUDE_NAME.match(line)
+        if m is None:
+            continue
+        name = m.group(1).decode("utf-8", "replace")
+        for d in (src_dir, *searched):
+            full = os.path.normpath(os.path.join(d, name))
+            if full in included:
+                if full in job.project_files:
+                    include_map[(raw, n)] = relpath(Path(full), root)
+                break
 
 
 def _device_pass_lines(files: dict[str, tuple[str, FileTokens]]) -> dict[str, list[tuple[int, int]]]:
