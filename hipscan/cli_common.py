@@ -228,7 +228,11 @@ def check_selection(rules, config: ScanConfig) -> None:
     known: set[str] = set()
     for r in rules.rules:
         known.update((r.id, r.name, r.category, *r.tags))
-    selections = (("--select", config.select), ("--ignore", config.ignore), ("severity", config.severity))
+    selections = (
+        ("--select/select", config.select),
+        ("--ignore/ignore", config.ignore),
+        ("severity", config.severity),
+    )
     for option, names in selections:
         for name in names:
             if name in known or any(r.selected_by(name) for r in rules.rules):
