@@ -120,6 +120,7 @@ SCHEMA: dict[str, _Key] = {
     "max_file_size": _Key("max_file_size", "int", minimum=1),
     "max_memory": _Key("max_memory", "int", minimum=0),
     "include_low_confidence": _Key("include_low_confidence", "bool"),
+    "include_vendored": _Key("include_vendored", "bool"),
 }
 _TYPE_WORDS = {
     "str": "a string",
