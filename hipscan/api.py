@@ -45,8 +45,8 @@ class SourceLines:
 # What the graph, the effort model, translation and the HIP-build evidence (branches) read of a
 # file's facts after the rules ran; the rest (literals, directives, body ranges, host-side
 # declarations, names the file declares) is dropped as each file is done, so the main process
-# keeps per file only what those consumers need (effort: paths of device-side declarations and
-# of active CUDA names).
+# keeps per file only what those consumers need (effort: device-side declarations, active CUDA
+# names). tests/test_determinism.py checks the reports are the same with every fact kept.
 _DROPPED_AFTER_RULES = ("literals", "members", "assigns", "directives")
 
 
@@ -56,7 +56,7 @@ def _kept(facts):
     facts.bodies, facts.suppressions, facts.configs = {}, {}, {}
     facts.header_diagnostics, facts.header_error_counts = {}, {}
     facts.declared = set()
-    facts.decls = [d for d in facts.decls if d.storage and d.context != "host"]
+    facts.decls = [d for d in facts.decls if d.context != "host"]
     facts.idents = [x for x in facts.idents if not x.from_inactive_branch]
     return facts
 

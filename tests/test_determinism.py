@@ -88,3 +88,20 @@ def test_reports_do_not_depend_on_cache_or_jobs(tmp_path):
         for name, got in runs.items():
             for fmt, text in got.items():
                 assert text == first[fmt], f"{root.name}: {fmt} differs between {first_name} and {name}"
+
+
+def test_facts_dropped_after_the_rules_change_no_report(tmp_path, monkeypatch):
+    """The main process keeps of each file's facts only what the graph, effort model, translation
+    and HIP-build evidence read (``api._kept``): a consumer reading a dropped field shows here."""
+    import hipscan.api as api
+
+    root = tmp_path / "tree"
+    shutil.copytree(TREES[0], root)
+    _shared_folder_with_a_nearer_twin(root / "more")
+    _racing_includers(root / "race")
+    # a header whose only device code is a prototype (the effort model counts it as CUDA)
+    (root / "race" / "proto.h").write_text("__device__ int helper(int);\n")
+    (root / "race" / "user.cu").write_text('#include "proto.h"\n__global__ void ku(int *p) { p[0] = 1; }\n')
+    slim = reports(root, tmp_path / "cache", 2)
+    monkeypatch.setattr(api, "_kept", lambda facts: facts)
+    assert reports(root, tmp_path / "cache", 2) == slim
