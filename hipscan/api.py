@@ -42,6 +42,25 @@ class SourceLines:
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
+# What the graph, the effort model, translation and the HIP-build evidence (branches) read of a
+# file's facts after the rules ran; the rest (literals, directives, body ranges, host-side
+# declarations, names the file declares) is dropped as each file is done, so the main process
+# keeps per file only what those consumers need (effort: device-side declarations, active CUDA
+# names). tests/test_determinism.py checks the reports are the same with every fact kept.
+_DROPPED_AFTER_RULES = ("literals", "members", "assigns", "directives")
+
+
+def _kept(facts):
+    for name in _DROPPED_AFTER_RULES:
+        setattr(facts, name, [])
+    facts.bodies, facts.suppressions, facts.configs = {}, {}, {}
+    facts.header_diagnostics, facts.header_error_counts = {}, {}
+    facts.declared = set()
+    facts.decls = [d for d in facts.decls if d.context != "host"]
+    facts.idents = [x for x in facts.idents if not x.from_inactive_branch]
+    return facts
+
+
 def rule_options(config: ScanConfig) -> RuleOptions:
     return RuleOptions(
         select=tuple(config.select),
@@ -86,29 +105,31 @@ def scan(
     )
     lines = SourceLines(sources.root)
     seen: set[tuple[str, str, int, int]] = set()
-    listed: set[str] = set()
+    file_results: dict[str, FileResult] = {}  # each file once: its own parse, else a carried header
+    parsed: set[str] = set()
+    header_diags: dict[str, set[str]] = {}
+    header_errors: dict[str, int] = {}
     findings: list[Finding] = []
     for facts in collect(sources, config, ruleset.watched_identifiers, progress):
         result.mode = facts.mode
         if facts.path != "<build files>":
-            result.files.append(
-                FileResult(
-                    path=facts.path,
-                    status=facts.status,
-                    lines=facts.lines,
-                    parse_seconds=facts.parse_seconds,
-                    diagnostics=facts.diagnostics,
-                    error_count=facts.error_count,
-                )
+            file_results[facts.path] = FileResult(
+                path=facts.path,
+                status=facts.status,
+                lines=facts.lines,
+                parse_seconds=facts.parse_seconds,
+                diagnostics=facts.diagnostics,
+                error_count=facts.error_count,
             )
+            parsed.add(facts.path)
             # headers this translation unit carried: scanned too, as part of it
             for header in facts.files:
-                if header != facts.path and header not in listed and not owner(trees, header):
-                    result.files.append(
-                        FileResult(path=header, status=facts.status, lines=lines.count(header))
-                    )
-                    listed.add(header)
-            listed.add(facts.path)
+                if header != facts.path and header not in file_results and not owner(trees, header):
+                    file_results[header] = FileResult(path=header, status="ok", lines=lines.count(header))
+            for header, msgs in facts.header_diagnostics.items():
+                header_diags.setdefault(header, set()).update(msgs)
+                count = facts.header_error_counts.get(header, len(msgs))
+                header_errors[header] = max(header_errors.get(header, 0), count)
         for f in ruleset.apply(facts, options, lines):
             key = (f.rule, f.path, f.line, f.column)
             tree = owner(trees, f.path) if trees else None
@@ -123,7 +144,16 @@ def scan(
         if trees:
             _drop_bundled(facts, trees)
         if keep_facts:
-            result.facts.append(facts)
+            result.facts.append(_kept(facts))
+    for path, fr in file_results.items():
+        if path in parsed:
+            continue
+        # a header's status is its own: the errors located in it, whichever parse saw them
+        diags = sorted(header_diags.get(path, ()))
+        fr.error_count = max(header_errors.get(path, 0), len(diags))
+        fr.diagnostics = diags[:20]
+        fr.status = "parse-errors" if fr.error_count else "ok"
+    result.files = list(file_results.values())
     result.files.sort(key=lambda r: r.path)
     result.findings = sorted(findings, key=lambda f: f.sort_key)
     result.vendored = [replace(t, findings=inside.get(t.path, 0)) for t in trees]

@@ -1,7 +1,8 @@
 """Command line: thin wrappers that parse options, call the library and choose exit codes.
 
-Exit codes: 0 the scan ran (and the gate, if any, passed); 1 findings at or above --fail-on
-(or a failed gate); 2 usage, configuration or rule-file error.
+Exit codes (every command, see ``cli_guard``): 0 the scan ran (and the gate, if any, passed);
+1 findings at or above --fail-on (or a failed gate); 2 usage, configuration or input error;
+3 internal error; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -15,12 +16,17 @@ from hipscan.cli_common import (
     EXIT_FINDINGS,
     EXIT_USAGE,
     build_config,
+    check_output_dir,
+    check_output_file,
+    check_selection,
     progress_printer,
     scan_options,
     want_progress,
 )
+from hipscan.cli_guard import GuardedGroup
 from hipscan.model import SEVERITIES, severity_rank
 from hipscan.rules import RuleFileError, load_rules
+from hipscan.textsafe import escape_controls
 
 OUTPUT_FORMATS = ("text", "json", "sarif", "markdown", "html")
 
@@ -42,9 +48,14 @@ def _load_rules(dirs=()):
         raise SystemExit(EXIT_USAGE) from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=GuardedGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, prog_name="hipscan")
-def main() -> None:
+@click.option("--debug", is_flag=True, help="Print the traceback of an internal error (exit code 3).")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
     """hipscan: find what breaks before a CUDA code base is ported to AMD ROCm/HIP.
 
     \b
@@ -52,7 +63,11 @@ def main() -> None:
     hipscan check PATH         CI gate: exit 1 on new or severe findings
     hipscan translate PATH -o DIR   HIP starting files with markers
     hipscan rules / explain RULE    the rule catalogue and each rule's documentation
+
+    Exit codes: 0 ran (gate passed), 1 gate failed, 2 usage/configuration/input error,
+    3 internal error, 130 interrupted.
     """
+    ctx.obj = {"debug": debug}
 
 
 @main.command()
@@ -120,11 +135,18 @@ def scan(
     from hipscan.report import ReportContext, render, write_atomic
 
     paths, config = build_config(kw)
+    check_output_file(output, "-o")
+    if not no_report and (report_dir is not None or fmt == "text"):
+        folder = report_dir or Path("hipscan-report")
+        check_output_dir(folder, "--report-dir")
+        config = _exclude_report_folder(config, paths, folder)
+    check_output_dir(emit_hip, "--emit-hip")
     rules = _load_rules(config.rules_dirs)
+    check_selection(rules, config)
     result = run_scan(paths, config, rules, progress=progress_printer(want_progress(progress)))
     for f in result.files:
         if f.status not in ("ok", "parse-errors"):
-            click.echo(f"{f.path}: {f.status}", err=True)
+            click.echo(escape_controls(f"{f.path}: {f.status}"), err=True)
     if not result.files:
         click.echo(
             "hipscan: warning: no CUDA sources found (.cu/.cuh, or C/C++ files that use CUDA)", err=True
@@ -168,6 +190,21 @@ def scan(
         worst = max((severity_rank(f.severity) for f in result.findings), default=-1)
         if worst >= severity_rank(fail_on):
             raise SystemExit(EXIT_FINDINGS)
+
+
+def _exclude_report_folder(config, paths: list[Path], folder: Path):
+    """The report folder is output, never a source: excluded when it lies inside the tree."""
+    from dataclasses import replace
+
+    from hipscan.frontend.discover import scan_root
+
+    try:
+        rel = folder.resolve().relative_to(scan_root(paths))
+    except ValueError:
+        return config
+    if not rel.parts:
+        return config
+    return replace(config, extra_exclude=tuple(config.extra_exclude) + (rel.as_posix(),))
 
 
 def _emit_hip(result, outdir: Path, config):

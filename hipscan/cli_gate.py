@@ -1,13 +1,13 @@
 """``hipscan check`` (the CI gate) and ``hipscan baseline`` (accept today's findings).
 
 Exit codes: 0 the gate passed, 1 it failed (the reasons are printed), 2 a usage or
-configuration error (bad option, unreadable baseline or profile, unknown git ref, crash).
+configuration error (bad option, unreadable baseline or profile, unknown git ref), 3 an internal
+error, 130 interrupted.
 """
 
 from __future__ import annotations
 
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 import click
 
 from hipscan import __version__
-from hipscan.baseline import BaselineError, load_baseline, render_baseline
-from hipscan.gate import EXIT_USAGE, GateError, GateOptions, changed_files, evaluate, explain
+from hipscan.baseline import load_baseline, render_baseline
+from hipscan.cli_common import check_output_file
+from hipscan.gate import GateOptions, changed_files, evaluate, explain
 from hipscan.model import CONFIDENCES, SEVERITIES, ScanResult
 
 if TYPE_CHECKING:  # the report context pulls in the effort model and networkx: loaded on use
@@ -29,11 +30,12 @@ FORMATS = ("text", "json", "sarif", "markdown", "html")
 def _scan(kw: dict) -> tuple[ScanResult, object, Path]:
     """Scan the PATHS of the shared scan options with the repository's configuration."""
     from hipscan.api import scan
-    from hipscan.cli_common import build_config
+    from hipscan.cli_common import build_config, check_selection
     from hipscan.frontend.discover import scan_root
 
     paths, config = build_config(kw)
     rules = _rules(config)
+    check_selection(rules, config)
     return scan(paths, config, rules), rules, scan_root(paths)
 
 
@@ -49,30 +51,10 @@ def _rules(config) -> object:
     return load_rules([Path(d) for d in config.rules_dirs])
 
 
-def _usage_errors() -> tuple[type[Exception], ...]:
-    from hipscan.config import ConfigError
-    from hipscan.effort import ProfileError  # networkx: imported when a command runs, not at start-up
-    from hipscan.rules import RuleFileError
-
-    return (GateError, BaselineError, ProfileError, ConfigError, RuleFileError, OSError)
-
-
 def _guard(body: Callable[[], int]) -> None:
-    """Run a command body; map known input errors and crashes to exit code 2."""
-    try:
-        code = body()
-    except click.exceptions.Exit:
-        raise
-    except click.ClickException:
-        raise
-    except _usage_errors() as e:
-        click.echo(f"hipscan: error: {e}", err=True)
-        code = EXIT_USAGE
-    except Exception:  # a crash must not read as "gate failed" (1) nor as a pass (0)
-        traceback.print_exc()
-        click.echo("hipscan: internal error", err=True)
-        code = EXIT_USAGE
-    sys.exit(code)
+    """Run a command body and exit with its code; input errors (2), crashes (3) and Ctrl-C (130)
+    are mapped by the command group (``cli_guard``), so a crash never reads as a gate verdict."""
+    sys.exit(body())
 
 
 def _with_scan_options(f):
@@ -156,6 +138,7 @@ def check(fail_on, min_confidence, min_score, baseline_file, diff_base, fmt, out
         )
         from hipscan.report import ReportContext
 
+        check_output_file(output, "-o")
         result, rules, _ = _scan(kw)
         ctx = ReportContext.for_result(result, rules=rules, profile=profile)
         return run_gate(result, ctx, options, fmt, output)
@@ -201,6 +184,7 @@ def baseline(output, **kw):
     def body() -> int:
         from hipscan.report import write_atomic
 
+        check_output_file(output, "-o")
         result, _, _ = _scan(kw)
         write_atomic(output, render_baseline(result.findings, __version__))
         click.echo(f"wrote {len(result.findings)} finding(s) to {output}")

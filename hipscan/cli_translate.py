@@ -224,6 +224,9 @@ def translate_command(
 ) -> None:
     """Mirror the CUDA tree PATH into OUTPUT as HIP: renamed APIs, headers and HIPSCAN markers."""
     root = path.resolve() if path.is_dir() else path.resolve().parent
+    from hipscan.cli_common import check_output_dir
+
+    check_output_dir(outdir, "-o")  # before the scan: an unwritable output is a usage error (2)
     config = parse_config(root, kw)
     findings: list[Finding] = []
     files: list[Path] | None = None

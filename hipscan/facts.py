@@ -207,6 +207,9 @@ class FileFacts:
     lines: int = 0
     parse_seconds: float = 0.0
     mode: str = "shim"
+    # parse errors located in project headers this TU read: a header's status is its own
+    header_diagnostics: dict[str, list[str]] = field(default_factory=dict)
+    header_error_counts: dict[str, int] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)  # project files whose facts this TU carries
     inputs: list[str] = field(default_factory=list)  # every project file the parse read
     # per project file the parse read: which of its #if branches were active (a digest of the

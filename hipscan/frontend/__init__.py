@@ -97,7 +97,7 @@ def collect(
     root = sources.root
     flags: dict[str, tuple[str, ...]] = {}
     if config.compile_commands:
-        flags = load_compile_commands(Path(config.compile_commands))
+        flags = load_compile_commands(Path(config.compile_commands), root)
     project, index, device_macros = _project_context(sources)  # the project set also keys the cache
     covered: set[tuple[str, str]] = set()  # (header, configuration) pairs whose facts are taken
     bodies: dict[str, tuple[tuple[int, int], ...]] = {}  # covered header -> blankable bodies
@@ -183,6 +183,7 @@ def collect(
             config.timeout,
             before,
             on_result=absorb,
+            max_memory=config.max_memory,
         )
         for facts in fresh:
             if cache is not None:

@@ -6,9 +6,7 @@ the right tool here. Each fact keeps the line and column where it was written.
 
 from __future__ import annotations
 
-import json
 import re
-import shlex
 from pathlib import Path
 
 from hipscan.facts import BuildFact, Loc
@@ -117,43 +115,5 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
     return _scan_lines(text, rel, "make", FLAGS)
 
 
-# -- compile_commands.json: per-file flags for the parse -------------------------------------------
-KEEP_WITH_VALUE = ("-I", "-isystem", "-D", "-U", "-include", "-iquote")
-KEEP_JOINED = ("-I", "-D", "-U", "-std=", "-isystem", "-iquote")
-
-
-def load_compile_commands(folder: Path) -> dict[str, tuple[str, ...]]:
-    """Absolute source path -> the flags that matter to a parse (includes, defines, standard)."""
-    db = folder / "compile_commands.json" if folder.is_dir() else folder
-    entries = json.loads(db.read_text(encoding="utf-8"))
-    out: dict[str, tuple[str, ...]] = {}
-    for e in entries:
-        directory = Path(e.get("directory", "."))
-        args = e.get("arguments") or shlex.split(e.get("command", ""))
-        file = Path(e["file"])
-        file = (directory / file).resolve() if not file.is_absolute() else file.resolve()
-        kept: list[str] = []
-        i = 0
-        while i < len(args):
-            a = args[i]
-            if a in KEEP_WITH_VALUE and i + 1 < len(args):
-                value = args[i + 1]
-                if a in ("-I", "-isystem", "-iquote", "-include") and not Path(value).is_absolute():
-                    value = str(directory / value)
-                kept += [a, value]
-                i += 2
-                continue
-            if a.startswith(KEEP_JOINED) and a not in KEEP_WITH_VALUE:
-                if a.startswith(("-I", "-isystem", "-iquote")):
-                    flag = next(p for p in ("-isystem", "-iquote", "-I") if a.startswith(p))
-                    value = a[len(flag) :]
-                    if value and not Path(value).is_absolute():
-                        value = str(directory / value)
-                    kept.append(flag + value)
-                elif a.startswith("-std=") and "c++" in a:
-                    kept.append(a)
-                else:
-                    kept.append(a)
-            i += 1
-        out[str(file)] = tuple(kept)
-    return out
+# -- compile_commands.json: per-file flags for the parse (filtered: see flags.py) ------------------
+from hipscan.frontend.flags import load_compile_commands  # noqa: E402,F401 - re-exported

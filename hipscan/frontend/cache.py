@@ -5,6 +5,11 @@ identifiers the rules watch, the project's file list (which includes count as pr
 hipscan's version and the front end's source; it stores the hash of every project file the parse
 read, and is used only while all of them are unchanged. Adding or removing a source file therefore
 starts afresh.
+
+Any number of processes may share the folder: an entry's name is the hash of its whole key
+(content-addressed), it is written under a unique temporary name and renamed into place (a reader
+sees the old entry or the whole new one), and it is checked before use (its key, its file, the
+type of what it holds); anything else is only a miss.
 """
 
 from __future__ import annotations
@@ -20,7 +25,15 @@ from hipscan import __version__
 from hipscan import facts as facts_module
 from hipscan.facts import FileFacts
 
-FORMAT = 5
+FORMAT = 6
+MAGIC = "hipscan-facts"
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def _facts_shape() -> str:
@@ -67,21 +80,32 @@ class FactsCache:
                 self._hashes[key] = None
         return self._hashes[key]
 
-    def _entry(self, path: Path, args: tuple[str, ...]) -> Path | None:
+    def _key(self, path: Path, args: tuple[str, ...]) -> str | None:
         digest = self.file_hash(path)
         if digest is None:
             return None
         key = "\0".join([__version__, str(FORMAT), SHAPE, CODE, self.setup_digest, str(path), digest, *args])
-        return self.folder / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".pickle")
+        return hashlib.sha256(key.encode()).hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.folder / (key[:32] + ".pickle")
 
     def get(self, path: Path, root: Path, args: tuple[str, ...]) -> FileFacts | None:
-        entry = self._entry(path, args)
-        if entry is None or not entry.is_file():
+        key = self._key(path, args)
+        if key is None:
             return None
+        entry = self._entry(key)
         try:
             with entry.open("rb") as f:
-                inputs, facts = pickle.load(f)
-        except Exception:  # a damaged or foreign entry is only a miss
+                record = pickle.load(f)
+        except Exception:  # missing, damaged, half-copied or foreign: only a miss
+            return None
+        if not (isinstance(record, tuple) and len(record) == 4 and record[0] == MAGIC and record[1] == key):
+            return None
+        _, _, inputs, facts = record
+        if not isinstance(facts, FileFacts) or not isinstance(inputs, dict):
+            return None
+        if facts.path != _rel(path, root) or facts.status.startswith(("error", "skipped")):
             return None
         for rel, digest in inputs.items():
             if self.file_hash(root / rel) != digest:
@@ -91,15 +115,20 @@ class FactsCache:
     def put(self, path: Path, root: Path, args: tuple[str, ...], facts: FileFacts) -> None:
         if facts.status.startswith(("error", "skipped")):
             return
-        entry = self._entry(path, args)
-        if entry is None:
+        key = self._key(path, args)
+        if key is None:
             return
         inputs = {rel: self.file_hash(root / rel) for rel in facts.inputs}
+        tmp = ""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".entry.", suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
-                pickle.dump((inputs, facts), f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, entry)
+                pickle.dump((MAGIC, key, inputs, facts), f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self._entry(key))
+            tmp = ""
         except OSError:
             pass  # a cache that cannot be written only costs time
+        finally:
+            if tmp:
+                Path(tmp).unlink(missing_ok=True)

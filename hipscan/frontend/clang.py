@@ -8,9 +8,11 @@ shim mode): results do not depend on where hipscan is run from.
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import hashlib
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,6 +199,8 @@ class ParseSetup:
     args: tuple[str, ...]  # flags common to every file (defines, std, mode flags)
     prefix: tuple[str, ...]  # the -include / -include-pch part
     include_dirs: tuple[str, ...]
+    fallback: tuple[str, ...] = ()  # the -include part to use when the PCH cannot be loaded
+    trusted_dirs: tuple[str, ...] = ()  # beside the tree: files whose text a report may quote
 
 
 def base_args(config: ScanConfig, mode: str, cuda_path: Path | None) -> list[str]:
@@ -237,60 +241,151 @@ def _shim_digest(args: list[str]) -> str:
 
 
 def _pch_usable(pch: Path, args: list[str]) -> bool:
-    """clang refuses a PCH whose inputs changed on disk since it was built; try it once."""
+    """clang refuses a PCH whose inputs changed on disk since it was built (a diagnostic, then a
+    parse without it); try it once on a probe that needs what it holds."""
     try:
-        ci.Index.create().parse(
+        tu = ci.Index.create().parse(
             "/__hipscan__/probe.cu",
             args=args + ["-include-pch", str(pch)],
-            unsaved_files=[("/__hipscan__/probe.cu", "int __hipscan_probe;\n")],
+            unsaved_files=[("/__hipscan__/probe.cu", PCH_PROBE)],
             options=KEEP_GOING,
         )
-        return True
     except ci.TranslationUnitLoadError:
         return False
+    return not any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics)
+
+
+# what a loaded PCH declares: the shim's CUDA surface and the standard headers
+PCH_PROBE = "uint8_t __hipscan_a; std::vector<int> __hipscan_b; dim3 __hipscan_c;\n"
+
+
+def pch_failed(tu: ci.TranslationUnit, pch: str) -> bool:
+    """Whether a parse could not load the precompiled header (then it saw none of the shim or
+    the standard headers, and its facts would be wrong)."""
+    for d in tu.diagnostics:
+        if d.severity >= ci.Diagnostic.Error and (pch in d.spelling or "precompiled header" in d.spelling):
+            return True
+    return False
 
 
 PCH_KEEP = 4  # precompiled headers kept per machine: other modes/flags each have their own
 
 
+def _lock(path: Path, exclusive: bool, wait: bool = True):
+    """An open file holding a flock on ``path`` (None when ``wait`` is false and it is taken,
+    or when the folder cannot hold locks)."""
+    try:
+        fh = open(path, "a+b")  # noqa: SIM115 - held for the scan's lifetime
+    except OSError:
+        return None
+    mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+    try:
+        fcntl.flock(fh, mode | (0 if wait else fcntl.LOCK_NB))
+    except OSError:
+        fh.close()
+        return None
+    return fh
+
+
+# Shared locks on the PCHs this process uses, held until it exits: a PCH is read by every parse,
+# so no other process may delete it while this one runs (see _prune_pchs).
+_IN_USE: dict[str, object] = {}
+
+
 def _prune_pchs(cache: Path, keep: Path) -> None:
     """Delete all but the most recently used PCHs (each is ~12 MB; every shim or flag change
-    makes a new one)."""
+    makes a new one), never one another process holds (its ``.use`` lock)."""
     pchs = sorted(cache.glob("shim-*.pch"), key=lambda p: p.stat().st_mtime, reverse=True)
     for old in [p for p in pchs if p != keep][PCH_KEEP - 1 :]:
-        for f in (old, old.with_suffix(".h")):
-            f.unlink(missing_ok=True)
+        held = _lock(old.with_suffix(".use"), exclusive=True, wait=False)
+        if held is None:
+            continue  # in use by a running scan
+        try:
+            for f in (old, old.with_suffix(".h")):
+                f.unlink(missing_ok=True)
+        finally:
+            held.close()
     for header in cache.glob("shim-*.h"):  # inputs of builds that failed or were pruned
-        if not header.with_suffix(".pch").exists() and header != keep.with_suffix(".h"):
+        if header.with_suffix(".pch").exists() or header == keep.with_suffix(".h"):
+            continue
+        building = _lock(header.with_suffix(".lock"), exclusive=True, wait=False)
+        if building is not None:  # not being built right now
             header.unlink(missing_ok=True)
+            building.close()
+
+
+def _write_once(path: Path, text: str) -> None:
+    """Create ``path`` with ``text`` unless it already holds exactly that: a PCH records its
+    input's size and time, so an input rewritten under a running scan would invalidate it."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
 
 
 def build_pch(config: ScanConfig, args: list[str], prefix_include: str) -> Path | None:
-    """Precompile the shim plus common system headers; reuse it across scans (content hash)."""
+    """Precompile the shim plus common system headers; reuse it across scans (content hash).
+
+    Any number of processes may share the cache folder: one builds under an exclusive lock (the
+    others wait, then use its result), the PCH and its input header are written to unique
+    temporary names and renamed into place, a PCH is checked loadable before use, and a shared
+    lock held for the whole scan keeps other processes from pruning it."""
     cache = config.cache_path() / "pch"
     target = cache / f"shim-{_shim_digest(args + [prefix_include])}.pch"
-    if target.is_file():
-        if _pch_usable(target, args):
-            os.utime(target)  # most recently used: kept when older ones are pruned
-            return target
-        target.unlink(missing_ok=True)  # stale (e.g. a shim file rewritten): build it again
+    if str(target) in _IN_USE and target.is_file():
+        return target
     try:
         cache.mkdir(parents=True, exist_ok=True)
-        header = target.with_suffix(".h")  # the PCH records its input: keep it
-        lines = [f'#include "{prefix_include}"'] + [f"#include <{h}>" for h in PCH_HEADERS]
-        header.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    except OSError:
+        return None
+    builder = _lock(target.with_suffix(".lock"), exclusive=True)
+    try:
+        in_use = _lock(target.with_suffix(".use"), exclusive=False)
+        if target.is_file() and _pch_usable(target, args):
+            os.utime(target)  # most recently used: kept when older ones are pruned
+        elif not _build(target, args, prefix_include):
+            if in_use is not None:
+                in_use.close()
+            return None
+        if in_use is not None:
+            _IN_USE[str(target)] = in_use
+        _prune_pchs(cache, keep=target)
+        return target
+    finally:
+        if builder is not None:
+            builder.close()
+
+
+def _build(target: Path, args: list[str], prefix_include: str) -> bool:
+    """Build ``target`` (a stale one, e.g. after a system header changed, is replaced by an
+    atomic rename: a process still reading the old file keeps its open copy)."""
+    header = target.with_suffix(".h")  # the PCH records its input: keep it, unchanged
+    lines = [f'#include "{prefix_include}"'] + [f"#include <{h}>" for h in PCH_HEADERS]
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        _write_once(header, "\n".join(lines) + "\n")
         tu = ci.Index.create().parse(
             str(header), args=args, options=KEEP_GOING | PARSE_INCOMPLETE | FOR_SERIALIZATION
         )
         if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
-            return None
-        tmp = cache / f"{target.name}.{os.getpid()}.tmp"
+            return False
         tu.save(str(tmp))
+        if not _pch_usable(tmp, args):
+            return False
         os.replace(tmp, target)
-        _prune_pchs(cache, keep=target)
-        return target if _pch_usable(target, args) else None
+        return True
     except (OSError, ci.TranslationUnitLoadError, ci.TranslationUnitSaveError):
-        return None
+        return False
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def make_setup(config: ScanConfig) -> ParseSetup:
@@ -303,11 +398,21 @@ def make_setup(config: ScanConfig) -> ParseSetup:
     args = base_args(config, mode, cuda_path)
     include = str(SHIM_DIR / ("hipscan_toolkit.h" if mode == "toolkit" else "hipscan_cuda.h"))
     prefix: tuple[str, ...] = ("-include", include)
+    fallback = prefix
     if config.use_pch:
         pch = build_pch(config, args, include)
         if pch is not None:
             prefix = ("-include-pch", str(pch))
-    return ParseSetup(mode=mode, args=tuple(args), prefix=prefix, include_dirs=tuple(config.include_dirs))
+    trusted = [str(SHIM_DIR)] + ([str(cuda_path)] if cuda_path is not None else [])
+    trusted += [d for d in config.include_dirs if d not in config.repo_include_dirs]
+    return ParseSetup(
+        mode=mode,
+        args=tuple(args),
+        prefix=prefix,
+        include_dirs=tuple(config.include_dirs),
+        fallback=fallback,
+        trusted_dirs=tuple(os.path.normpath(d) for d in trusted),
+    )
 
 
 def setup_digest(

@@ -57,10 +57,16 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
     root = scan_root(paths)
     result = SourceSet(root=root)
     candidates: list[Path] = []
+
+    def unreadable(err: OSError) -> None:  # reported like an unreadable file, not skipped silently
+        where = Path(err.filename) if err.filename else root
+        why = "permission denied" if isinstance(err, PermissionError) else (err.strerror or str(err))
+        result.skipped.append((where, f"skipped: cannot read folder ({why})"))
+
     for p in paths:
         p = Path(os.path.abspath(p))
         if p.is_dir():
-            for dirpath, dirnames, filenames in os.walk(p):
+            for dirpath, dirnames, filenames in os.walk(p, onerror=unreadable):
                 rel_dir = os.path.relpath(dirpath, root)
                 dirnames[:] = sorted(
                     d

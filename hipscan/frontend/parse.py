@@ -12,7 +12,7 @@ from pathlib import Path
 import clang.cindex as ci
 
 from hipscan.facts import FileFacts
-from hipscan.frontend.clang import KEEP_GOING, ParseSetup, skipped_ranges
+from hipscan.frontend.clang import KEEP_GOING, ParseSetup, pch_failed, skipped_ranges
 from hipscan.frontend.extract import Extractor, relpath, token_index
 from hipscan.frontend.tokens import COMMENT, DEVICE_PASS_MACROS, FileTokens, tokenize
 
@@ -31,10 +31,12 @@ UNDECLARED = re.compile(
 )
 NOT_FOUND = re.compile(r"'([^']+)' file not found")
 MAX_DIAGNOSTICS = 20
+# system header folders: a report may quote a diagnostic located there
+SYSTEM_DIRS = ("/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib/llvm", "/usr/lib64/gcc")
 # Folders this process found missing headers in; searched after the file's own include folders
 # for later files of the same scan, since one tree's files mostly share them: saves a re-parse
 # per file. (Not -idirafter: that would mark the project's headers as system headers.)
-_LEARNED_DIRS: dict[str, list[str]] = {}  # scan root -> folders
+_LEARNED: dict[str, dict[str, str]] = {}  # scan root -> {include name: the header it resolved to}
 
 
 @dataclass
@@ -130,17 +132,127 @@ def read_source(path: Path, max_size: int) -> tuple[bytes | None, str]:
     return data, ""
 
 
-def _include_dirs_for(missing: list[str], job: ParseJob) -> list[str]:
-    """For each header that was not found, a project folder that makes it resolve."""
-    dirs: list[str] = []
-    for name in missing:
-        base = name.rsplit("/", 1)[-1]
-        for candidate in job.header_index.get(base, ()):
-            if candidate.endswith("/" + name) or candidate.rsplit("/", 1)[-1] == name:
-                d = candidate[: len(candidate) - len(name)].rstrip("/")
-                if d and d not in dirs:
-                    dirs.append(d)
+def _include_tail(name: str) -> str | None:
+    """``name`` without leading ``./``; None for a name that climbs (``../x.h``) or is absolute."""
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts or name.startswith("/"):
+        return None
+    return "/".join(parts)
+
+
+def nearest_header(name: str, includer: str, job: ParseJob, configured: tuple[str, ...] = ()) -> str | None:
+    """The project file a missing ``#include "name"`` most likely means: the candidate nearest
+    the includer (fewest folder steps from the includer's folder, its ancestors first), else one
+    in a configured include folder. None when several are equally near: a guess there would take
+    a same-named header of an unrelated program (one ``graph.h`` for another)."""
+    tail = _include_tail(name)
+    if tail is None:
+        return None
+    base = tail.rsplit("/", 1)[-1]
+    candidates = [c for c in job.header_index.get(base, ()) if c.endswith("/" + tail)]
+    if not candidates:
+        return None
+    here = Path(includer).parent.parts if includer else Path(job.root).parts
+    ranked: dict[int, list[str]] = {}
+    for c in candidates:
+        there = Path(c).parent.parts
+        common = 0
+        for a, b in zip(here, there, strict=False):
+            if a != b:
                 break
+            common += 1
+        ranked.setdefault((len(here) - common) + (len(there) - common), []).append(c)
+    best = ranked[min(ranked)]
+    if len(best) == 1:
+        return best[0]
+    inside = [c for c in best if any(c.startswith(d.rstrip("/") + "/") for d in configured)]
+    return inside[0] if len(inside) == 1 else None
+
+
+def _learned_dirs(job: ParseJob, path: str, configured: tuple[str, ...]) -> list[str]:
+    """Folders earlier files of this scan needed for a missing header, where the same header is
+    also the nearest one for this file: handed to the parse up front to save a re-parse (the
+    parse is then checked by ``_learned_ok``)."""
+    dirs = []
+    for name, found in _LEARNED.get(job.root, {}).items():
+        if nearest_header(name, path, job, configured) == found:
+            d = found[: len(found) - len(_include_tail(name) or "")].rstrip("/")
+            if d and d not in dirs:
+                dirs.append(d)
+    return dirs
+
+
+_INCLUDE_NAME = re.compile(rb'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+
+
+def _search_dirs(args: list[str]) -> list[str]:
+    """The include folders named in an argument list."""
+    out = []
+    for i, a in enumerate(args):
+        for flag in ("-isystem", "-iquote", "-I"):
+            if a == flag and i + 1 < len(args):
+                out.append(args[i + 1])
+            elif a.startswith(flag) and len(a) > len(flag):
+                out.append(a[len(flag) :])
+    return out
+
+
+def _misresolved(
+    tu: ci.TranslationUnit, added: list[str], searched: list[str], job: ParseJob, configured: tuple[str, ...]
+) -> list[tuple[str, str | None]]:
+    """Includes that resolved only through a folder this parse added (for another missing
+    header, or learned from earlier files) to something other than the nearest header for their
+    includer: (what it got, the folder that gives the nearest one, or None when that is a tie).
+    Empty when every such include got what ``nearest_header`` chooses, so the result depends
+    neither on which other headers were missing nor on which files were parsed before."""
+    out: list[tuple[str, str | None]] = []
+    lines: dict[str, list[bytes]] = {}
+    for inc in tu.get_includes():
+        included = os.path.normpath(inc.include.name)
+        if not any(included.startswith(d + "/") for d in added) or inc.source is None:
+            continue
+        includer = inc.source.name
+        if includer not in lines:
+            try:
+                lines[includer] = Path(includer).read_bytes().splitlines()
+            except OSError:
+                lines[includer] = []
+        row = inc.location.line - 1
+        m = _INCLUDE_NAME.match(lines[includer][row]) if 0 <= row < len(lines[includer]) else None
+        if m is None:
+            continue  # a computed include: nothing to compare with
+        name = m.group(1).decode("utf-8", "replace")
+        plain = [os.path.dirname(includer), *searched]
+        if any(os.path.normpath(os.path.join(d, name)) == included for d in plain):
+            continue  # found without the added folders
+        want = nearest_header(name, includer, job, configured)
+        if want != included:
+            tail = _include_tail(name) or ""
+            out.append((included, want[: len(want) - len(tail)].rstrip("/") if want else None))
+    return out
+
+
+def _learn(job: ParseJob, missing: list[tuple[str, str]], configured: tuple[str, ...]) -> None:
+    known = _LEARNED.setdefault(job.root, {})
+    for name, includer in missing:
+        found = nearest_header(name, includer, job, configured)
+        if found is not None and name not in known:
+            known[name] = found
+
+
+def _include_dirs_for(
+    missing: list[tuple[str, str]], job: ParseJob, configured: tuple[str, ...] = ()
+) -> list[str]:
+    """For each header that was not found, the project folder that makes the nearest candidate
+    resolve (see ``nearest_header``)."""
+    dirs: list[str] = []
+    for name, includer in missing:
+        found = nearest_header(name, includer, job, configured)
+        if found is None:
+            continue
+        d = found[: len(found) - len(_include_tail(name) or "")].rstrip("/")
+        if d and d not in dirs:
+            dirs.append(d)
     return dirs
 
 
@@ -217,14 +329,21 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     data_of = {str(path): data}
     extra_dirs: list[str] = []
     recover: dict[str, str] = {}
+    prefix = list(setup.prefix)
+    use_learned = [True]
+    searched: list[list[str]] = [[]]  # the include folders of the last parse
 
     def parse(blanked: list[tuple[str, str]], device: bool = False) -> ci.TranslationUnit:
         # Up to three parses: missing project headers are located first (they declare most of
         # what looks undeclared), then names still unknown are declared from how they are used.
-        for _attempt in range(3):
-            learned = _LEARNED_DIRS.setdefault(job.root, [])
-            extra = [f"-I{d}" for d in extra_dirs] + [f"-I{d}" for d in learned if d not in extra_dirs]
-            extra += list(setup.prefix)
+        for _attempt in range(5):
+            learned = (
+                [d for d in _learned_dirs(job, str(path), setup.include_dirs) if d not in extra_dirs]
+                if use_learned[0]
+                else []
+            )
+            extra = [f"-I{d}" for d in extra_dirs] + [f"-I{d}" for d in learned]
+            extra += prefix
             unsaved = list(blanked)
             if device:
                 extra += ["-include", DEVICE_HEADER]
@@ -233,11 +352,32 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
                 extra += ["-include", RECOVER_HEADER]
                 unsaved.append((RECOVER_HEADER, "\n".join(recover.values()) + "\n"))
             tu = index.parse(str(path), args=args + extra, unsaved_files=unsaved, options=PARSE_OPTIONS)
-            missing = [m.group(1) for d in tu.diagnostics if (m := NOT_FOUND.search(d.spelling))]
-            new_dirs = [d for d in _include_dirs_for(missing, job) if d not in extra_dirs]
+            searched[0] = _search_dirs(args + extra)
+            if prefix[:1] == ["-include-pch"] and setup.fallback and pch_failed(tu, prefix[1]):
+                # the precompiled header went stale or away under this scan: parse its source
+                prefix[:] = list(setup.fallback)
+                continue
+            wrong = _misresolved(tu, extra_dirs + learned, _search_dirs(args), job, setup.include_dirs)
+            if wrong:
+                # a folder added for one header gave another header than the nearest one: put the
+                # nearest one's folder first, and stop using folders learned from other files
+                use_learned[0] = False
+                front = [want for _got, want in wrong if want]
+                front = [d for d in dict.fromkeys(front) if d]
+                if front and front != extra_dirs[: len(front)]:
+                    extra_dirs[:] = front + [d for d in extra_dirs if d not in front]
+                    continue
+                if learned:
+                    continue
+            missing = [
+                (m.group(1), d.location.file.name if d.location.file is not None else "")
+                for d in tu.diagnostics
+                if (m := NOT_FOUND.search(d.spelling))
+            ]
+            new_dirs = [d for d in _include_dirs_for(missing, job, setup.include_dirs) if d not in extra_dirs]
             if new_dirs:
                 extra_dirs.extend(new_dirs)
-                learned.extend(d for d in new_dirs if d not in learned)
+                _learn(job, missing, setup.include_dirs)
                 continue
             more, needed = _recovery_declarations(tu, data_of, job.project_files, recover, watched)
             if not needed:
@@ -256,14 +396,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     except ci.TranslationUnitLoadError:
         facts.status = "error: libclang could not parse the file"
         return facts
-    errors = [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
-    facts.error_count = len(errors)
-    for d in errors[:MAX_DIAGNOSTICS]:
-        f = d.location.file
-        where = relpath(Path(f.name), root) if f is not None else "<command line>"
-        facts.diagnostics.append(f"{where}:{d.location.line}:{d.location.column}: {d.spelling}")
-    if errors:
-        facts.status = "parse-errors"
+    _file_diagnostics(tu, facts, path, root, job.project_files, trusted_dirs(setup, root))
 
     # project files this TU touches, and where its includes resolved
     files: dict[str, tuple[str, object]] = {}
@@ -271,9 +404,11 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     wanted = {str(path): str(path)}  # name as clang spells it -> normalised absolute path
     inputs = {rel}
     facts.configs[rel] = ""
+    included_files: set[str] = set()
     for inc in tu.get_includes():
         raw = inc.include.name
         included = os.path.normpath(raw)
+        included_files.add(included)
         src = inc.source.name if inc.source is not None else ""
         if included in job.project_files:
             inc_rel = relpath(Path(included), root)
@@ -294,6 +429,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
                 continue
             fdata = hdata
         files[raw] = (relpath(Path(norm), root), tokenize(tu, cfile, fdata, job.device_macros))
+        _guarded_includes(raw, fdata, include_map, included_files, searched[0], job, root)
     facts.files = sorted(v[0] for v in files.values())
     facts.inputs = sorted(inputs)
     Extractor(tu, facts, files, watched, include_map, job.project_files, str(root)).run()
@@ -306,6 +442,84 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
             pass
     facts.parse_seconds = time.perf_counter() - start
     return facts
+
+
+def trusted_dirs(setup: ParseSetup, root: Path) -> tuple[str, ...]:
+    """Folders whose files' text a report may quote: the scanned tree, the shim, the system and
+    toolkit headers, and include folders the user gave (not those a scanned repository named)."""
+    return (str(root), *setup.trusted_dirs, *SYSTEM_DIRS)
+
+
+def _trusted(name: str, dirs: tuple[str, ...]) -> bool:
+    name = os.path.normpath(name)
+    return any(name == d or name.startswith(d.rstrip("/") + "/") for d in dirs)
+
+
+def _file_diagnostics(
+    tu: ci.TranslationUnit,
+    facts: FileFacts,
+    path: Path,
+    root: Path,
+    project: frozenset[str],
+    trusted: tuple[str, ...],
+) -> None:
+    """Parse errors, each counted for the file it is located in: a project header's own errors
+    are its own (``header_diagnostics``), everything else is the translation unit's. An error in
+    a file outside the trusted folders (``#include "/etc/passwd"``) is summarised, never quoted."""
+    own: list[str] = []
+    outside = 0
+    for d in tu.diagnostics:
+        if d.severity < ci.Diagnostic.Error:
+            continue
+        f = d.location.file
+        name = os.path.normpath(f.name) if f is not None else ""
+        if f is None:
+            own.append(f"<command line>: {d.spelling}")
+        elif not _trusted(name, trusted):
+            outside += 1
+        elif name != str(path) and name in project:
+            rel = relpath(Path(name), root)
+            facts.header_error_counts[rel] = facts.header_error_counts.get(rel, 0) + 1
+            shown = facts.header_diagnostics.setdefault(rel, [])
+            if len(shown) < MAX_DIAGNOSTICS:
+                shown.append(f"{rel}:{d.location.line}:{d.location.column}: {d.spelling}")
+        else:
+            own.append(f"{relpath(Path(name), root)}:{d.location.line}:{d.location.column}: {d.spelling}")
+    if outside:
+        own.append(f"{outside} error(s) in a file outside the scanned tree (not quoted)")
+    facts.error_count = len(own) - (1 if outside else 0) + outside
+    facts.diagnostics = own[:MAX_DIAGNOSTICS]
+    if facts.error_count:
+        facts.status = "parse-errors"
+
+
+def _guarded_includes(
+    raw: str,
+    data: bytes,
+    include_map: dict[tuple[str, int], str],
+    included: set[str],
+    searched: list[str],
+    job: ParseJob,
+    root: Path,
+) -> None:
+    """Where the includes of a carried file resolved that clang did not record: a header
+    already included earlier in the translation unit (`#pragma once`, include guards) is not
+    entered again. Without this a header's include facts would depend on which translation
+    unit carried it (the order files finish in)."""
+    src_dir = os.path.dirname(raw)
+    for n, line in enumerate(data.splitlines(), 1):
+        if (raw, n) in include_map or b"include" not in line:
+            continue
+        m = _INCLUDE_NAME.match(line)
+        if m is None:
+            continue
+        name = m.group(1).decode("utf-8", "replace")
+        for d in (src_dir, *searched):
+            full = os.path.normpath(os.path.join(d, name))
+            if full in included:
+                if full in job.project_files:
+                    include_map[(raw, n)] = relpath(Path(full), root)
+                break
 
 
 def _device_pass_lines(files: dict[str, tuple[str, FileTokens]]) -> dict[str, list[tuple[int, int]]]:

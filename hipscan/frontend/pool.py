@@ -1,12 +1,18 @@
-"""Parse files in worker processes, each file under a time limit.
+"""Parse files in worker processes, each file under a time and a memory limit.
 
 libclang can crash or hang on odd input; a worker that dies or runs past the limit is killed and
-replaced, its file gets an ``error:`` status, and the scan goes on with the rest.
+replaced, its file gets an ``error:`` status, and the scan goes on with the rest. A worker's
+address space is capped (``--max-memory``): a file that needs more is skipped with that reason
+instead of taking the machine's memory. Workers ignore Ctrl-C; the main process stops them.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+import resource
+import signal
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
@@ -20,8 +26,53 @@ from hipscan.frontend.parse import ParseJob, parse_file
 ParseFn = Callable[[ParseJob, ParseSetup, frozenset, int], FileFacts]
 
 
+MEMORY_EXIT = 86  # a worker that ran out of memory even to report it
+OUT_OF_MEMORY = ("out of memory", "bad_alloc", "MemoryError", "Cannot allocate memory")
+
+
+def _limit_memory(mib: int) -> None:
+    if mib <= 0:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    want = mib * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        want = min(want, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+    except (ValueError, OSError):
+        pass  # a limit the system refuses is no limit, not a failed scan
+
+
+def memory_message(mib: int) -> str:
+    return f"skipped: needs more memory than --max-memory allows ({mib} MiB)"
+
+
 def _worker(
-    conn: Connection, setup: ParseSetup, watched: frozenset[str], max_size: int, parse: ParseFn
+    conn: Connection,
+    setup: ParseSetup,
+    watched: frozenset[str],
+    max_size: int,
+    parse: ParseFn,
+    max_memory: int = 0,
+    err_fd: int = -1,
+) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    if err_fd >= 0:  # libclang's own messages ("LLVM ERROR: out of memory") go to a file
+        os.dup2(err_fd, 2)
+    _limit_memory(max_memory)
+    try:
+        _serve(conn, setup, watched, max_size, parse, max_memory)
+    except MemoryError:
+        os._exit(MEMORY_EXIT)
+
+
+def _serve(
+    conn: Connection,
+    setup: ParseSetup,
+    watched: frozenset[str],
+    max_size: int,
+    parse: ParseFn,
+    max_memory: int,
 ) -> None:
     while True:
         try:
@@ -32,20 +83,41 @@ def _worker(
             return
         try:
             facts = parse(job, setup, watched, max_size)
+        except MemoryError:
+            facts = FileFacts(path=relpath(Path(job.path), Path(job.root)), status=memory_message(max_memory))
         except Exception as exc:  # a bug must not stop the scan: report it as this file's status
             facts = FileFacts(
                 path=relpath(Path(job.path), Path(job.root)),
                 status=f"error: {type(exc).__name__}: {exc}",
             )
-        conn.send(facts)
+        try:
+            conn.send(facts)
+        except MemoryError:  # the facts themselves are too large to hand back
+            facts = None
+            try:
+                rel = relpath(Path(job.path), Path(job.root))
+                conn.send(FileFacts(path=rel, status=memory_message(max_memory)))
+            except MemoryError:
+                os._exit(MEMORY_EXIT)
 
 
 class _Slot:
     def __init__(
-        self, ctx, setup: ParseSetup, watched: frozenset[str], max_size: int, parse: ParseFn
+        self,
+        ctx,
+        setup: ParseSetup,
+        watched: frozenset[str],
+        max_size: int,
+        parse: ParseFn,
+        max_memory: int = 0,
     ) -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, setup, watched, max_size, parse), daemon=True)
+        self.err = tempfile.TemporaryFile()
+        self.proc = ctx.Process(
+            target=_worker,
+            args=(child, setup, watched, max_size, parse, max_memory, self.err.fileno()),
+            daemon=True,
+        )
         self.proc.start()
         child.close()
         self.job: ParseJob | None = None
@@ -64,6 +136,17 @@ class _Slot:
             self.proc.kill()
             self.proc.join()
         self.conn.close()
+        self.err.close()
+
+    def messages(self) -> str:
+        """The tail of what the worker's libclang printed (read after it died)."""
+        try:
+            self.err.seek(0, os.SEEK_END)
+            size = self.err.tell()
+            self.err.seek(max(0, size - 4096))
+            return self.err.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
 
 
 def run_jobs(
@@ -76,6 +159,7 @@ def run_jobs(
     before_dispatch: Callable[[ParseJob], ParseJob] | None = None,
     parse: ParseFn = parse_file,
     on_result: Callable[[FileFacts], None] | None = None,
+    max_memory: int = 0,
 ) -> Iterator[FileFacts]:
     """Yield FileFacts as files finish (completion order).
 
@@ -87,7 +171,12 @@ def run_jobs(
     if not pending:
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    slots = [_Slot(ctx, setup, watched, max_size, parse) for _ in range(max(1, min(workers, len(pending))))]
+
+    def new_slot() -> _Slot:
+        return _Slot(ctx, setup, watched, max_size, parse, max_memory)
+
+    slots = [new_slot() for _ in range(max(1, min(workers, len(pending))))]
+    finished = False
 
     def dispatch(i: int) -> None:
         """Hand the next pending file to slot ``i`` (a slot whose pipe broke is replaced)."""
@@ -99,7 +188,7 @@ def run_jobs(
         try:
             slot.conn.send(job)
         except (BrokenPipeError, OSError):
-            slots[i] = _Slot(ctx, setup, watched, max_size, parse)
+            slots[i] = new_slot()
             pending.append(job)
 
     try:
@@ -109,6 +198,7 @@ def run_jobs(
                     dispatch(i)
             busy = [s for s in slots if s.job is not None]
             if not busy:
+                finished = True
                 return
             now = time.monotonic()
             wait_for = max(0.05, min(s.started + timeout - now for s in busy))
@@ -125,9 +215,14 @@ def run_jobs(
                         slot.proc.join(timeout=1)
                         code = slot.proc.exitcode if code is None else code
                         why = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+                        said = slot.messages()
                         slot.stop(kill=True)
-                        slots[i] = _Slot(ctx, setup, watched, max_size, parse)
-                        yield FileFacts(path=rel, status=f"error: libclang crashed on this file ({why})")
+                        slots[i] = new_slot()
+                        if max_memory > 0 and (code == MEMORY_EXIT or any(m in said for m in OUT_OF_MEMORY)):
+                            status = memory_message(max_memory)
+                        else:
+                            status = f"error: libclang crashed on this file ({why})"
+                        yield FileFacts(path=rel, status=status)
                         continue
                     slot.job = None
                     if on_result is not None:
@@ -137,8 +232,8 @@ def run_jobs(
                     yield result
                 elif time.monotonic() - slot.started > timeout:
                     slot.stop(kill=True)
-                    slots[i] = _Slot(ctx, setup, watched, max_size, parse)
+                    slots[i] = new_slot()
                     yield FileFacts(path=rel, status=f"error: parse timed out after {timeout:g} s")
-    finally:
+    finally:  # interrupted (Ctrl-C) or abandoned: stop the workers now, not after their parse
         for slot in slots:
-            slot.stop()
+            slot.stop(kill=not finished)

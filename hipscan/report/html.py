@@ -56,13 +56,21 @@ def environment() -> jinja2.Environment:
 
 _INLINE_CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
-_URL = re.compile(r"https?://[^\s<>\"')\]]+")
+# in escaped text: a URL ends before an entity (`<https://…>` is `&lt;https://…&gt;` by then)
+_URL = re.compile(r"https?://(?:(?!&gt;|&lt;|&quot;|&#39;|&#x27;)[^\s<>\"')\]])+")
 
 
 def _inline(escaped: str) -> str:
     escaped = _INLINE_CODE.sub(lambda m: f"<code>{m.group(1)}</code>", escaped)
     escaped = _BOLD.sub(lambda m: f"<strong>{m.group(1)}</strong>", escaped)
-    return _URL.sub(lambda m: f'<a href="{m.group(0)}" rel="noreferrer">{m.group(0)}</a>', escaped)
+    return _URL.sub(_link, escaped)
+
+
+def _link(m: re.Match) -> str:
+    """A link for a bare URL; sentence punctuation after it stays outside."""
+    url = m.group(0)
+    cut = len(url.rstrip(".,;:!?"))
+    return f'<a href="{url[:cut]}" rel="noreferrer">{url[:cut]}</a>{url[cut:]}'
 
 
 def markdown_html(text: str) -> Markup:

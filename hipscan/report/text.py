@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from hipscan.model import ScanResult
 from hipscan.report.context import ReportContext, summary
+from hipscan.textsafe import escape_controls
 
 
 def format_finding(f) -> str:
-    return f"{f.path}:{f.line}:{f.column}: {f.rule} [{f.severity}] {f.message}"
+    """One line whatever the file is called: control characters in names are escaped."""
+    return escape_controls(f"{f.path}:{f.line}:{f.column}: {f.rule} [{f.severity}] {f.message}")
 
 
 def render_text(result: ScanResult, ctx: ReportContext) -> str:
