@@ -67,6 +67,7 @@ def rule_options(config: ScanConfig) -> RuleOptions:
         ignore=tuple(config.ignore),
         severity=dict(config.severity),
         rocm_version=tuple(config.rocm_version),
+        offload_arch=tuple(config.offload_arch),
         include_low_confidence=config.include_low_confidence,
     )
 

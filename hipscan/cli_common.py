@@ -105,6 +105,14 @@ def scan_options(f: Callable) -> Callable:
             help="Target ROCm release: APIs HIP gained later are findings (default 6.4).",
         ),
         click.option(
+            "--offload-arch",
+            "offload_arch",
+            multiple=True,
+            metavar="GFX",
+            help="AMD target in scope, e.g. gfx942 (repeatable or comma-separated; default: "
+            "gfx908, gfx90a, gfx942, gfx950). Shared-memory sizes are checked against their LDS.",
+        ),
+        click.option(
             "-j",
             "--jobs",
             type=int,
@@ -174,6 +182,7 @@ def build_config(kw: dict) -> tuple[list[Path], ScanConfig]:
         "std": kw.pop("std", None),
         "use_cache": False if kw.pop("no_cache", False) else None,
         "include_vendored": True if kw.pop("include_vendored", False) else None,
+        "offload_arch": _split(kw.pop("offload_arch", ())),
     }
     version = kw.pop("rocm_version", None)
     if overrides["std"] is not None and not STD_PATTERN.match(overrides["std"]):

@@ -8,6 +8,8 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from hipscan.analysis.smem import targets_in_scope
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -55,6 +57,7 @@ class ScanConfig:
     severity: dict[str, str] = field(default_factory=dict)  # rule id/name -> severity
     rules_dirs: tuple[str, ...] = ()
     rocm_version: tuple[int, ...] = (6, 4)
+    offload_arch: tuple[str, ...] = ()  # AMD targets in scope; empty = hipscan/data/lds.toml defaults
     include_low_confidence: bool = True
     use_pch: bool = True
     use_cache: bool = True  # content-hash cache of per-file facts
@@ -262,4 +265,10 @@ def load_config(root: Path, overrides: dict | None = None) -> ScanConfig:
         config = replace(config, **{key: value})
     if config.mode not in MODES:
         raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {config.mode!r}")
+    if isinstance(config.offload_arch, str):
+        config = replace(config, offload_arch=tuple(config.offload_arch.split(",")))
+    try:
+        targets_in_scope(tuple(config.offload_arch))
+    except ValueError as exc:
+        raise ConfigError(f"offload-arch: {exc}") from None
     return config

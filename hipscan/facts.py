@@ -158,6 +158,25 @@ class MemberRefFact:
 
 
 @dataclass(frozen=True, slots=True)
+class SharedSizeFact:
+    """A shared-memory size a kernel asks for, valued by clang's constant evaluation where it can.
+
+    ``kind``: ``static`` (a ``__shared__`` variable of a fixed size, in ``function``),
+    ``dynamic-attribute`` (``cudaFuncSetAttribute(k, ...MaxDynamicSharedMemorySize, expr)``),
+    ``launch`` (the third ``<<<>>>`` argument), ``opt-in`` (``if (expr >= 48 * 1024)``: a size
+    tested against the 48 KiB default, which only opt-in code does).
+    """
+
+    kind: str
+    kernel: str  # the kernel it is for ("" when the code does not say: static, opt-in)
+    expr: str  # the size expression as written (the variable's type for ``static``)
+    value: int | None  # bytes; None when clang could not evaluate it (a template, a run-time value)
+    loc: Loc
+    context: str
+    function: str
+
+
+@dataclass(frozen=True, slots=True)
 class IncludeFact:
     name: str  # as written between the quotes/brackets
     loc: Loc
@@ -225,6 +244,7 @@ class FileFacts:
     members: list[MemberRefFact] = field(default_factory=list)
     assigns: list[AssignFact] = field(default_factory=list)
     includes: list[IncludeFact] = field(default_factory=list)
+    shared_sizes: list[SharedSizeFact] = field(default_factory=list)
     directives: list[DirectiveFact] = field(default_factory=list)
     branches: list[BranchFact] = field(default_factory=list)
     builds: list[BuildFact] = field(default_factory=list)

@@ -60,6 +60,7 @@ FACT_LISTS = (
     "includes",
     "directives",
     "branches",
+    "shared_sizes",
 )
 
 

@@ -32,6 +32,7 @@ from hipscan.frontend.clang import (
     file_location_ptr,
     file_name,
 )
+from hipscan.frontend import shared as shared_sizes
 from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens
 
 K = ci.CursorKind
@@ -411,6 +412,7 @@ class Extractor:
                 if space not in ("host", "file"):
                     self.folded_operands(c, space, fname, parents)
                 self.assignment(c, space, fname)
+                self.shared_opt_in(c, space, fname)
             kids = children(c)
         parents.append(c)
         for child in kids:
@@ -548,6 +550,9 @@ class Extractor:
             self.facts.launches.append(
                 LaunchFact(kernel=kernel, loc=loc, context=space, function=fname, config=config)
             )
+            size = shared_sizes.launch_fact(kids[1], config, kernel, evaluate_int, loc, space, fname)
+            if size is not None:
+                self.facts.shared_sizes.append(size)
             return
         target = callee_target(kids)
         callee = c.spelling or (target.spelling if target is not None else "")
@@ -596,6 +601,12 @@ class Extractor:
             if callee in self.watched
             else ()
         )
+        if callee in shared_sizes.ATTRIBUTE_CALLEES:
+            size = shared_sizes.attribute_fact(
+                callee, arguments, args, evaluate_int, _arg_name, loc, space, fname
+            )
+            if size is not None:
+                self.facts.shared_sizes.append(size)
         self.facts.calls.append(
             CallFact(
                 callee=callee,
@@ -690,6 +701,10 @@ class Extractor:
                 init = self.text(last, 200)
         elif kind == K.TEMPLATE_NON_TYPE_PARAMETER and kids and kids[-1].kind.is_expression():
             init = self.text(kids[-1], 200)
+        if kind == K.VAR_DECL and "shared" in storage:
+            size = shared_sizes.static_fact(t, storage, loc, space, fname)
+            if size is not None:
+                self.facts.shared_sizes.append(size)
         self.facts.decls.append(
             DeclFact(
                 name=c.spelling,
@@ -831,6 +846,13 @@ class Extractor:
                 expr=self.whole_expression(c, parents),
             )
         )
+
+    def shared_opt_in(self, c: ci.Cursor, space: str, fname: str) -> None:
+        """`if (smem >= 48 * 1024)`: see hipscan.frontend.shared.opt_in_fact."""
+        if space in ("host", "file", "host-device"):
+            size = shared_sizes.opt_in_fact(c, children(c), evaluate_int, self.text, self.loc, space, fname)
+            if size is not None:
+                self.facts.shared_sizes.append(size)
 
     def whole_expression(self, c: ci.Cursor, parents: list[ci.Cursor]) -> str:
         """The outermost expression around ``c`` (up to its statement or declaration)."""
@@ -1160,6 +1182,12 @@ def _asm_text(ft: FileTokens, i: int) -> str:
             parts.append(f"<{t.text}>")  # a macro spelling part of the text
         j += 1
     return "".join(parts)
+
+
+def _arg_name(text: str) -> str:
+    """The function an argument names: `k`, `&k`, `(void *)k<T>`, `ns::k` -> its last name."""
+    names = re.findall(r"[A-Za-z_]\w*", re.sub(r"<.*", "", re.sub(r"^\(\s*[\w\s:*]+\)", "", text)))
+    return names[-1] if names else ""
 
 
 def _launch_name(toks: list, i: int):

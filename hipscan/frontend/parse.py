@@ -24,7 +24,17 @@ DEVICE_HEADER = "/__hipscan__/device_pass.h"
 DEVICE_PASS = "#define __CUDA_ARCH__ 900\n"
 # what the device-pass parse adds: syntax facts only (token facts of those lines come from the
 # host-side parse, which scans inactive device-pass branches token by token)
-DEVICE_FACTS = ("functions", "calls", "launches", "asms", "decls", "literals", "members", "assigns")
+DEVICE_FACTS = (
+    "functions",
+    "calls",
+    "launches",
+    "asms",
+    "decls",
+    "literals",
+    "members",
+    "assigns",
+    "shared_sizes",
+)
 UNDECLARED = re.compile(
     r"use of undeclared identifier '?([A-Za-z_][A-Za-z0-9_]*)'?|unknown type name '([A-Za-z_][A-Za-z0-9_]*)'"
     r"|no template named '([A-Za-z_][A-Za-z0-9_]*)'"

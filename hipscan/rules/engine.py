@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hipscan.analysis.smem import shared_budgets, targets_in_scope
 from hipscan.apitable import ApiTable, load_api_table
 from hipscan.facts import CallFact, DeclFact, FileFacts, IdentFact, LiteralFact
 from hipscan.model import SEVERITIES, Finding
@@ -36,6 +37,7 @@ class RuleOptions:
     # (hipscan.frontend.archmacros.never_defined): which branches those builds take
     hip_absent: frozenset[str] = frozenset()
     oldest_absent: frozenset[str] = frozenset()
+    offload_arch: tuple[str, ...] = ()  # AMD targets in scope (gfx942, ...); empty = the defaults
 
     def __post_init__(self):
         for key, sev in self.severity.items():
@@ -51,6 +53,11 @@ class _ApplyContext:
     table: ApiTable
     claimed: frozenset[str]
     rocm_version: tuple[int, ...]
+    targets: tuple[tuple[str, int], ...] = ()  # (AMD target, LDS bytes) in scope
+
+
+# Fact kinds whose facts an analysis derives from the translation unit's facts.
+DERIVED: dict[str, Callable[[FileFacts], list]] = {"smem": shared_budgets}
 
 
 # Per fact kind: the block condition that lists exact values and the fact field it tests. Blocks
@@ -170,7 +177,9 @@ class RuleSet:
         active = {r.id for r in self.active(options)}
         if not active:
             return []
-        ctx = _ApplyContext(self.table, self.claimed, tuple(options.rocm_version))
+        ctx = _ApplyContext(
+            self.table, self.claimed, tuple(options.rocm_version), targets_in_scope(options.offload_arch)
+        )
         index = TUIndex(facts)
         hits: dict[tuple, tuple[Rule, str, dict, object]] = {}
         for kind, list_name in FACT_LISTS.items():
@@ -180,7 +189,8 @@ class RuleSet:
                 continue
             matcher = MATCHERS[kind]
             key_field = INDEX_KEYS.get(kind, ("", ""))[1]
-            for fact in getattr(facts, list_name):
+            derive = DERIVED.get(kind)
+            for fact in derive(facts) if derive else getattr(facts, list_name):
                 key_name = getattr(fact, key_field, None) if key_field else None
                 cands = generic
                 if named and key_name in named:

@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from hipscan.analysis.smem import SharedBudget
 from hipscan.apitable import ApiEntry, parse_version
 from hipscan.facts import (
     AsmFact,
@@ -47,6 +48,7 @@ FACT_LISTS = {
     "build": "builds",
     "function": "functions",
     "api": "idents",
+    "smem": "shared_sizes",  # valued into budgets by hipscan.analysis.smem (see DERIVED)
 }
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -62,8 +64,14 @@ class TUIndex:
         for d in facts.decls:
             self.decls[d.name].append(d)
         self.callees: dict[str, set[str]] = defaultdict(set)
+        # per function, the names its calls go by: callee, qualified name, `type.method`
+        self.call_names: dict[str, set[str]] = defaultdict(set)
         for c in facts.calls:
             self.callees[c.function].add(c.callee)
+            names = self.call_names[c.function]
+            names.update((c.callee, c.qualname))
+            if c.member_of:
+                names.add(f"{c.member_of}.{c.callee}")
         self.declared: set[str] = {f.name for f in facts.functions}
         self.functions: dict[str, list[FunctionFact]] = defaultdict(list)
         for fn in facts.functions:
@@ -317,6 +325,9 @@ def match_launch(spec: MatchSpec, f: LaunchFact, index: TUIndex, _opts) -> dict 
     if not _re(spec, "kernel_regex", f.kernel):
         return None
     if not _args_ok(spec.conds.get("config"), f.config, index):
+        return None
+    calls_re = spec.conds.get("kernel_calls_regex")
+    if calls_re is not None and not any(calls_re.search(n) for n in index.call_names.get(f.kernel, ())):
         return None
     cfg = list(f.config) + ["", "", ""]
     return {
@@ -634,6 +645,34 @@ def match_api(spec: MatchSpec, f: IdentFact, index: TUIndex, ctx) -> dict | None
 _VERSIONED_BY = {"cudnn": "cuDNN", "cutensor": "cuTENSOR"}
 
 
+def match_smem(spec: MatchSpec, f: SharedBudget, index: TUIndex, ctx) -> dict | None:
+    """A shared-memory budget against the LDS of the targets in scope (``ctx.targets``)."""
+    if not _in(spec, "kind", f.kind):
+        return None
+    evaluated = spec.conds.get("evaluated")
+    if evaluated is not None and evaluated != (f.bytes is not None):
+        return None
+    targets = getattr(ctx, "targets", ()) or ()
+    over = [(a, lds) for a, lds in targets if f.bytes is not None and f.bytes > lds]
+    fits = [a for a, lds in targets if f.bytes is not None and f.bytes <= lds]
+    wanted = spec.conds.get("over_lds")
+    if wanted is not None and wanted != bool(over):
+        return None
+    lds = sorted({lds for _, lds in over})
+    return {
+        "match": f.expr,
+        "kind": f.kind,
+        "kernel": f.kernel or "the kernel",
+        "bytes": "?" if f.bytes is None else str(f.bytes),
+        "kib": "?" if f.bytes is None else f"{round(f.bytes / 1024, 1):g} KiB",
+        "expr": f.expr,
+        "how": f.how,
+        "targets": ", ".join(a for a, _ in over),
+        "lds": " / ".join(f"{v // 1024} KiB" for v in lds),
+        "fits": (f" (fits {', '.join(fits)})" if fits and over else ""),
+    }
+
+
 MATCHERS: dict[str, Callable[..., dict | None]] = {
     "call": match_call,
     "launch": match_launch,
@@ -648,6 +687,7 @@ MATCHERS: dict[str, Callable[..., dict | None]] = {
     "build": match_build,
     "function": match_function,
     "api": match_api,
+    "smem": match_smem,
 }
 
 

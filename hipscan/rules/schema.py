@@ -172,7 +172,13 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "member_of_regex": "regex",
         "result_type_regex": "regex",
     },
-    "launch": {"kernel_regex": "regex", "config": "args"},
+    "launch": {
+        "kernel_regex": "regex",
+        "config": "args",
+        # the launched kernel (defined in this translation unit) makes a call whose name matches:
+        # its callee, its qualified name, or `type.callee` for a method (`grid_group.sync`)
+        "kernel_calls_regex": "regex",
+    },
     "asm": {
         "instruction_prefix": "strs",
         "instruction_regex": "regex",
@@ -242,6 +248,11 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "result_regex": "regex",  # the return type
         "overload_params_regex": "regex",  # another function of the same name has such params
     },
+    "smem": {  # shared-memory budgets (hipscan.analysis.smem)
+        "kind": "strs",  # dynamic-attribute | launch | static | opt-in
+        "over_lds": "bool",  # exceeds the LDS of at least one AMD target in scope (or fits all)
+        "evaluated": "bool",  # the size is known (or could not be evaluated)
+    },
     "api": {
         "api_status": "str",
         "library": "strs",
@@ -282,6 +293,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
             "overload_params",
         }
     ),
+    "smem": frozenset({"kind", "kernel", "bytes", "kib", "expr", "how", "targets", "lds", "fits"}),
     "api": frozenset(
         {
             "versioned_by",
