@@ -15,11 +15,12 @@ from __future__ import annotations
 import ast
 import operator
 import re
-import tomllib
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+
+import tomllib
 
 from hipscan.facts import FileFacts, Loc, SharedSizeFact
 
@@ -218,7 +219,7 @@ def shared_budgets(facts: FileFacts) -> list[SharedBudget]:
     for s in facts.shared_sizes:
         by_function[s.function].append(s)
     out: list[SharedBudget] = []
-    for function, sizes in by_function.items():
+    for sizes in by_function.values():
         attributes = [s for s in sizes if s.kind == "dynamic-attribute"]
         opt_ins = [s for s in sizes if s.kind == "opt-in"]
         opt_in_value = next(

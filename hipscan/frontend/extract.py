@@ -26,13 +26,13 @@ from hipscan.facts import (
     Loc,
     MemberRefFact,
 )
+from hipscan.frontend import shared as shared_sizes
 from hipscan.frontend.clang import (
     binary_operator,
     expansion_offset,
     file_location_ptr,
     file_name,
 )
-from hipscan.frontend import shared as shared_sizes
 from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens
 
 K = ci.CursorKind
