@@ -19,6 +19,7 @@ from hipscan.facts import (
     LiteralFact,
     Loc,
     MemberRefFact,
+    SharedSizeFact,
 )
 from hipscan.rules import RuleOptions, load_rules
 from hipscan.rules.matchers import arg_identifier, int_value
@@ -166,13 +167,18 @@ SET = "cudaFuncSetAttribute"
 
 def test_shared_memory_size_is_evaluated(rules):
     facts = FileFacts(path=P)
-    attr = "cudaFuncAttributeMaxDynamicSharedMemorySize"
-    facts.calls = [
-        CallFact(SET, SET, loc(1), "host", "f", ("k", attr, "96 * 1024")),
-        CallFact(SET, SET, loc(2), "host", "f", ("k", attr, "0xC000")),
-        CallFact(SET, SET, loc(3), "host", "f", ("k", attr, "smem")),
+    attr = "dynamic-attribute"
+    facts.shared_sizes = [
+        SharedSizeFact(attr, "k", "96 * 1024", 98304, loc(1), "host", "f"),
+        SharedSizeFact(attr, "k", "0xC000", 49152, loc(2), "host", "g"),
+        SharedSizeFact(attr, "k", "smem", None, loc(3), "host", "h"),
     ]
-    assert ids(run(rules, facts)) == [("HIP561", 1), ("HIP562", 3)]
+    found = run(rules, facts)
+    assert ids(found) == [("HIP561", 1), ("HIP562", 3)]
+    assert "gfx942" in found[0].message and "fits gfx950" in found[0].message
+    # a target with 160 KiB of LDS in scope only: 96 KiB fits
+    only_950 = rules.apply(facts, RuleOptions(offload_arch=("gfx950",)), lines)
+    assert ids(only_950) == [("HIP562", 3)]
 
 
 def test_directives_members_includes(rules):

@@ -316,6 +316,13 @@ class Extractor:
         self._names: dict[int, str] = {0: ""}  # CXFile pointer -> name, converted once
         self._macros: dict[str, ci.Cursor] | None = None  # project macro definitions, on demand
         self.root = root
+        # watched qualified names ("thrust::cuda::par"), by their first component: the token
+        # pass finds them where the namespace's headers are missing and the AST has nothing
+        self.qualified: dict[str, list[tuple[str, ...]]] = {}
+        for name in watched:
+            if "::" in name:
+                parts = tuple(name.split("::"))
+                self.qualified.setdefault(parts[0], []).append(parts)
 
     # -- helpers ---------------------------------------------------------------------------
     def _name(self, file_ptr: int) -> str:
@@ -1075,6 +1082,19 @@ class Extractor:
                             from_inactive_branch=skipped,
                         )
                     )
+                elif t.kind == IDENT and t.text in self.qualified:
+                    name = _qualified_at(toks, idx, self.qualified[t.text])
+                    if name:
+                        sp, nm = context(t.offset)
+                        self.facts.idents.append(
+                            IdentFact(
+                                name=name,
+                                loc=Loc(rel, t.line, t.column),
+                                context=sp,
+                                function=nm,
+                                from_inactive_branch=skipped,
+                            )
+                        )
                 elif t.kind == PUNCT and t.text == "<<<" and t.line not in launch_lines:
                     sp, nm = context(t.offset)
                     kernel = _launch_name(toks, idx)
@@ -1182,6 +1202,19 @@ def _asm_text(ft: FileTokens, i: int) -> str:
             parts.append(f"<{t.text}>")  # a macro spelling part of the text
         j += 1
     return "".join(parts)
+
+
+def _qualified_at(toks: list, i: int, candidates: list[tuple[str, ...]]) -> str:
+    """The watched qualified name spelled from token i (`thrust :: cuda :: par`), or ""."""
+    for parts in candidates:
+        j = i
+        for part in parts[1:]:
+            if j + 2 >= len(toks) or toks[j + 1].text != "::" or toks[j + 2].text != part:
+                break
+            j += 2
+        else:
+            return "::".join(parts)
+    return ""
 
 
 def _arg_name(text: str) -> str:
