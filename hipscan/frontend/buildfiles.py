@@ -25,6 +25,11 @@ CMAKE = [
         ),
     ),
     ("library", re.compile(r"\bCUDA::(?P<v>\w+)")),
+    # the project's switch for its CUDA build: option(USE_CUDA ...), option(GGML_CUDA ...)
+    ("option", re.compile(r"\boption\s*\(\s*(?P<v>\w*CUDA\w*)\b", re.I)),
+    # a .cu source in a source list (CMake compiles it as CUDA), FindCUDA's target macros
+    ("source", re.compile(r"(?<![\w$/{-])(?P<v>[\w./${}-]+\.cu)(?=[\s)\"]|$)")),
+    ("source", re.compile(r"\b(?P<v>cuda_add_(?:library|executable))\s*\(", re.I)),
     # CUDA_RESOLVE_DEVICE_SYMBOLS only asks for a device-link step; it does not turn on -rdc
     ("flag", re.compile(r"(?P<v>CUDA_SEPARABLE_COMPILATION)\s+(?:ON|TRUE|1)", re.I)),
 ]
@@ -66,6 +71,8 @@ FLAGS = [
         ),
     ),
 ]
+# nvcc named as the compiler (`NVCC ?= nvcc`, `$(CUDA_PATH)/bin/nvcc`, `nvcc -c ...`)
+MAKE = [("compiler", re.compile(r"(?<![\w.-])(?P<v>nvcc)(?![\w.-])"))]
 SETUP = [
     ("extension", re.compile(r"\b(?P<v>CUDAExtension|BuildExtension)\b")),
     # CUDA_HOME where it is tested (`CUDA_HOME is not None`, `if CUDA_HOME`), not imported
@@ -112,7 +119,7 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
         return facts
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         return _scan_lines(text, rel, "cmake", CMAKE + FLAGS)
-    return _scan_lines(text, rel, "make", FLAGS)
+    return _scan_lines(text, rel, "make", FLAGS + MAKE)
 
 
 # -- compile_commands.json: per-file flags for the parse (filtered: see flags.py) ------------------
