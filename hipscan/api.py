@@ -13,6 +13,8 @@ from hipscan.config import ScanConfig
 from hipscan.frontend import collect, discover
 from hipscan.frontend.archmacros import cuda_switches, hip_provided_names, never_defined
 from hipscan.hipbuild import build_evidence, source_evidence
+from hipscan.frontend.archmacros import cuda_switches, hip_provided_names
+from hipscan.inventory import Inventory
 from hipscan.model import FileResult, Finding, ScanResult
 from hipscan.platforms import hip_build, hip_scenario, oldest_device_scenario
 from hipscan.rules import RuleOptions, RuleSet, load_rules
@@ -111,7 +113,9 @@ def scan(
     header_diags: dict[str, set[str]] = {}
     header_errors: dict[str, int] = {}
     findings: list[Finding] = []
+    inventory = Inventory()
     for facts in collect(sources, config, ruleset.watched_identifiers, progress):
+        inventory.add(facts)
         result.mode = facts.mode
         if facts.path != "<build files>":
             file_results[facts.path] = FileResult(
@@ -159,6 +163,7 @@ def scan(
     result.findings = sorted(findings, key=lambda f: f.sort_key)
     result.vendored = [replace(t, findings=inside.get(t.path, 0)) for t in trees]
     result.hip_build = build_evidence(sources.root, sources.build_files) + source_evidence(result.facts)
+    result.features = [use.to_dict() for use in inventory.rows()]
     result.seconds = time.perf_counter() - started
     return result
 

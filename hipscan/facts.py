@@ -155,6 +155,9 @@ class MemberRefFact:
     context: str
     function: str
     expr: str = ""  # text of the enclosing comparison/condition, if any
+    # when the comparison is (part of) an `if` condition: "if (COND) THEN[ else ELSE]", the
+    # branches when short (a check that only rejects old GPUs reads `{ ...; exit(EXIT_WAIVED); }`)
+    guard: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1015,8 +1015,29 @@ class Extractor:
                 context=space,
                 function=fname,
                 expr=self.text(cond, 200),
+                guard=self.if_guard(cond, parents) if record in GUARDED_RECORDS else "",
             )
         )
+
+    def if_guard(self, cond: ci.Cursor, parents: list[ci.Cursor]) -> str:
+        """ "if (COND) THEN[ else ELSE]" when ``cond`` sits in an `if` condition (see MemberRefFact)."""
+        node = cond
+        start = next((i for i in range(len(parents) - 1, -1, -1) if parents[i] == cond), None)
+        if start is None:
+            return ""
+        for p in reversed(parents[max(0, start - 6) : start]):
+            if p.kind == K.IF_STMT:
+                kids = children(p)
+                if len(kids) < 2 or kids[0] != node:
+                    return ""
+                text = f"if ({self.text(kids[0], 400)}) {self.text(kids[1], 400)}"
+                if len(kids) > 2:
+                    text += f" else {self.text(kids[2], 400)}"
+                return " ".join(text.split())
+            if not p.kind.is_expression():
+                return ""
+            node = p
+        return ""
 
     # -- token-level facts ---------------------------------------------------------------------
     def tokens_pass(self) -> None:
@@ -1202,6 +1223,10 @@ def _asm_text(ft: FileTokens, i: int) -> str:
             parts.append(f"<{t.text}>")  # a macro spelling part of the text
         j += 1
     return "".join(parts)
+
+
+# member records whose comparisons are read with the `if` they decide (compute capabilities)
+GUARDED_RECORDS = frozenset({"cudaDeviceProp", "cudaDeviceProp_t", "hipDeviceProp_t"})
 
 
 def _qualified_at(toks: list, i: int, candidates: list[tuple[str, ...]]) -> str:

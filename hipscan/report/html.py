@@ -449,4 +449,5 @@ def render_html(result: ScanResult, ctx: ReportContext) -> str:
         translation_keys=translation_keys,
         translation_rows=translation_rows,
         categories=sorted({f.category for f in result.findings}),
+        features=result.features,
     )

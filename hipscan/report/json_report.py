@@ -41,6 +41,8 @@ def report_dict(result: ScanResult, ctx: ReportContext) -> dict:
         "files": files,
         "findings": findings,
         "summary": summary(result, ctx),
+        # the CUDA features in use (not findings): id, title, hipify, hip, files, uses, example
+        "features": list(result.features),
     }
     if ctx.translations:
         doc["translations"] = ctx.translation_dicts()

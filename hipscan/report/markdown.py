@@ -130,7 +130,30 @@ def render_markdown(result: ScanResult, ctx: ReportContext) -> str:
             out.append(f"…and {len(ranked) - limit} more. Full list: `hipscan scan --format html`.")
     else:
         out.append("No portability findings.")
+    out += _features(result)
     bad = {k: v for k, v in s["file_status"].items() if k != "ok"}
     if bad:
         out += ["", "File status: " + ", ".join(f"{n} {_cell(k)}" for k, n in bad.items())]
     return "\n".join(out) + "\n"
+
+
+_MAX_FEATURES = 40
+
+
+def _features(result: ScanResult) -> list[str]:
+    """The feature inventory: what the code uses, with what hipify does with it (no effort)."""
+    if not result.features:
+        return []
+    out = [
+        "",
+        "<details><summary>CUDA features in use</summary>",
+        "",
+        "| feature | files | uses | hipify | on ROCm |",
+        "|---|---:|---:|---|---|",
+    ]
+    for f in result.features[:_MAX_FEATURES]:
+        out.append(
+            f"| {_cell(f['title'])} | {f['files']} | {f['uses']} | {_cell(f['hipify'])} | {_cell(f['hip'])} |"
+        )
+    out += ["", "</details>"]
+    return out

@@ -450,6 +450,7 @@ def match_member(spec: MatchSpec, f: MemberRefFact, index: TUIndex, _opts) -> di
         _in(spec, "member", f.member)
         and _re(spec, "record_regex", f.record)
         and _re(spec, "expr_regex", f.expr)
+        and _not_re(spec, "not_guard_regex", getattr(f, "guard", ""))
     ):
         return None
     if "expr_regex" in spec.conds and not f.expr:

@@ -209,7 +209,12 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "spelling_regex": "regex",
         "not_expr_regex": "regex",  # the whole expression around the literal must not match
     },
-    "member": {"member": "strs", "record_regex": "regex", "expr_regex": "regex"},
+    "member": {
+        "member": "strs",
+        "record_regex": "regex",
+        "expr_regex": "regex",
+        "not_guard_regex": "regex",  # the `if` the comparison decides ("if (COND) THEN else ELSE")
+    },
     "assign": {
         "lhs_type": "strs",  # exact type names: the front end records only watched ones
         "op": "strs",
