@@ -59,9 +59,12 @@ def attribute_fact(
     fname: str,
 ) -> SharedSizeFact | None:
     """``cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)``."""
-    if callee not in ATTRIBUTE_CALLEES or len(arguments) < 3 or len(texts) < 3:
+    if callee not in ATTRIBUTE_CALLEES or len(arguments) < 3:
         return None
-    if not _MAX_DYNAMIC.search(texts[1]):
+    # inside another macro's argument (`checkCudaErrors(cudaFuncSetAttribute(...))`) the
+    # arguments have no text of their own: the names they refer to stand in for it
+    texts = tuple(t or _referenced_name(a) for t, a in zip(texts, arguments, strict=False))
+    if len(texts) < 3 or not _MAX_DYNAMIC.search(texts[1]):
         return None
     kernel = identifier(texts[0]) or ""
     if callee == "cuFuncSetAttribute":  # (function, attribute, value): the handle, not a name
@@ -75,6 +78,14 @@ def attribute_fact(
         context=space,
         function=fname,
     )
+
+
+def _referenced_name(cursor: ci.Cursor) -> str:
+    """The first name an expression refers to (`(void *)k` -> k, an enumerator -> its name)."""
+    for node in cursor.walk_preorder():
+        if node.kind in (ci.CursorKind.DECL_REF_EXPR, ci.CursorKind.MEMBER_REF_EXPR) and node.spelling:
+            return node.spelling
+    return ""
 
 
 def launch_fact(

@@ -723,4 +723,7 @@ def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
     if callbacks is not None:
         if not function or not any(function in index.callbacks(k) for k in callbacks):
             return False
+    passed = spec.conds.get("not_in_callback_of")
+    if passed is not None and function and any(function in index.callbacks(k) for k in passed):
+        return False
     return True

@@ -157,6 +157,7 @@ COMMON_KEYS = {
     "unless_width_le": "int",
     "width_arg": "strs",
     "in_callback_of": "strs",  # "cudaLaunchHostFunc:1": enclosing function is passed there
+    "not_in_callback_of": "strs",  # ... is passed to none of these (a kernel launched cooperatively)
     "path_regex": "regex",
 }
 
@@ -475,7 +476,7 @@ def parse_match(table: Any, path: Path, key: str) -> MatchSpec:
                 raise RuleFileError(path, sub, f"must be one of: {', '.join(API_STATUSES)}")
             if k == "attribute" and parsed not in ("launch_bounds", "cluster_dims"):
                 raise RuleFileError(path, sub, "must be launch_bounds or cluster_dims")
-            if k == "in_callback_of":
+            if k in ("in_callback_of", "not_in_callback_of"):
                 for item in parsed:
                     name, _, idx = item.partition(":")
                     if not name or not idx.isdigit():
