@@ -175,3 +175,21 @@ def test_names_the_project_defines_for_hip_are_not_findings(tmp_path):
     )
     r = run("scan", str(project), "--no-report", "--jobs", "1", "--no-cache", "--select", "HIP351")
     assert [line.split(":")[1] for line in r.stdout.splitlines() if "HIP351" in line] == ["5"]
+
+
+def test_offload_arch_from_config_and_command_line(tmp_path):
+    from hipscan.config import ConfigError, load_config
+
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "hipscan.toml").write_text('[tool.hipscan]\noffload-arch = ["gfx942"]\n')
+    assert load_config(project).offload_arch == ("gfx942",)
+    (project / "hipscan.toml").write_text('[tool.hipscan]\noffload-arch = ["gfx9999"]\n')
+    try:
+        load_config(project)
+    except ConfigError as exc:
+        assert "gfx9999" in str(exc)
+    else:
+        raise AssertionError("an unknown target must be a configuration error")
+    r = CliRunner().invoke(main, ["scan", str(EXAMPLE), "--no-report", "--offload-arch", "gfx999"])
+    assert r.exit_code == 2 and "gfx999" in r.stderr and "Traceback" not in r.stderr
