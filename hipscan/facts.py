@@ -177,6 +177,7 @@ class SharedSizeFact:
     loc: Loc
     context: str
     function: str
+    macro: str = ""  # the project macro the call is written in (CUDA_SET_SHARED_MEMORY_LIMIT(k, n))
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,6 +93,7 @@ class SharedBudget:
     loc: Loc
     context: str
     function: str
+    macro: str = ""  # the project macro the construct is written in, if any
 
 
 @lru_cache(maxsize=1)
@@ -262,7 +263,7 @@ def _with_static(
     if value is not None and static:
         how = f"{how}; plus {static} bytes of the kernel's own __shared__ arrays"
         value += static
-    return SharedBudget(s.kind, s.kernel, value, s.expr, how, s.loc, s.context, s.function)
+    return SharedBudget(s.kind, s.kernel, value, s.expr, how, s.loc, s.context, s.function, s.macro)
 
 
 def _static_budgets(facts: FileFacts, statics: dict[str, int | None]) -> list[SharedBudget]:

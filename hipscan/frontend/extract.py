@@ -610,7 +610,7 @@ class Extractor:
         )
         if callee in shared_sizes.ATTRIBUTE_CALLEES:
             size = shared_sizes.attribute_fact(
-                callee, arguments, args, evaluate_int, _arg_name, loc, space, fname
+                callee, arguments, args, evaluate_int, _arg_name, loc, space, fname, self.word_at(*where[1:3])
             )
             if size is not None:
                 self.facts.shared_sizes.append(size)
@@ -853,6 +853,11 @@ class Extractor:
                 expr=self.whole_expression(c, parents),
             )
         )
+
+    def word_at(self, absname: str, offset: int) -> str:
+        """The identifier written at ``offset`` (a macro's name where a call sits in its body)."""
+        m = _WORD.match(self.files[absname][1].data, offset)
+        return m.group(0).decode("ascii", "replace") if m else ""
 
     def shared_opt_in(self, c: ci.Cursor, space: str, fname: str) -> None:
         """`if (smem >= 48 * 1024)`: see hipscan.frontend.shared.opt_in_fact."""
@@ -1225,6 +1230,7 @@ def _asm_text(ft: FileTokens, i: int) -> str:
     return "".join(parts)
 
 
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # member records whose comparisons are read with the `if` they decide (compute capabilities)
 GUARDED_RECORDS = frozenset({"cudaDeviceProp", "cudaDeviceProp_t", "hipDeviceProp_t"})
 

@@ -57,8 +57,10 @@ def attribute_fact(
     loc: Loc,
     space: str,
     fname: str,
+    spelled: str = "",
 ) -> SharedSizeFact | None:
-    """``cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)``."""
+    """``cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)``;
+    ``spelled`` is the name written where the call is (a macro's, when the call is in its body)."""
     if callee not in ATTRIBUTE_CALLEES or len(arguments) < 3:
         return None
     # inside another macro's argument (`checkCudaErrors(cudaFuncSetAttribute(...))`) the
@@ -77,6 +79,7 @@ def attribute_fact(
         loc=loc,
         context=space,
         function=fname,
+        macro=spelled if spelled and spelled != callee else "",
     )
 
 

@@ -291,7 +291,8 @@ def _subjects(fact: object) -> set[str]:
         return {fact.op}
     if isinstance(fact, DeclFact):
         return set(_TYPE_NAME.findall(fact.type))
-    return set()
+    macro = getattr(fact, "macro", "")  # a shared-memory size set inside a project macro
+    return {macro} if macro and not isinstance(fact, LiteralFact) else set()
 
 
 _TYPE_NAME = re.compile(r"[A-Za-z_]\w*")

@@ -64,6 +64,7 @@ class TUIndex:
         for d in facts.decls:
             self.decls[d.name].append(d)
         self.callees: dict[str, set[str]] = defaultdict(set)
+        self.all_callees: set[str] = {c.callee for c in facts.calls}
         # per function, the names its calls go by: callee, qualified name, `type.method`
         self.call_names: dict[str, set[str]] = defaultdict(set)
         for c in facts.calls:
@@ -648,7 +649,7 @@ _VERSIONED_BY = {"cudnn": "cuDNN", "cutensor": "cuTENSOR"}
 
 def match_smem(spec: MatchSpec, f: SharedBudget, index: TUIndex, ctx) -> dict | None:
     """A shared-memory budget against the LDS of the targets in scope (``ctx.targets``)."""
-    if not _in(spec, "kind", f.kind):
+    if not _in(spec, "kind", f.kind) or not _not_re(spec, "not_expr_regex", f.expr):
         return None
     evaluated = spec.conds.get("evaluated")
     if evaluated is not None and evaluated != (f.bytes is not None):
@@ -723,7 +724,7 @@ def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
     if callbacks is not None:
         if not function or not any(function in index.callbacks(k) for k in callbacks):
             return False
-    passed = spec.conds.get("not_in_callback_of")
-    if passed is not None and function and any(function in index.callbacks(k) for k in passed):
+    unless = spec.conds.get("unless_file_calls")
+    if unless is not None and index.all_callees & set(unless):
         return False
     return True

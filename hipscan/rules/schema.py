@@ -157,7 +157,7 @@ COMMON_KEYS = {
     "unless_width_le": "int",
     "width_arg": "strs",
     "in_callback_of": "strs",  # "cudaLaunchHostFunc:1": enclosing function is passed there
-    "not_in_callback_of": "strs",  # ... is passed to none of these (a kernel launched cooperatively)
+    "unless_file_calls": "strs",  # the translation unit calls none of these anywhere
     "path_regex": "regex",
 }
 
@@ -258,6 +258,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "kind": "strs",  # dynamic-attribute | launch | static | opt-in
         "over_lds": "bool",  # exceeds the LDS of at least one AMD target in scope (or fits all)
         "evaluated": "bool",  # the size is known (or could not be evaluated)
+        "not_expr_regex": "regex",  # the size as written must not match
     },
     "api": {
         "api_status": "str",
@@ -476,7 +477,7 @@ def parse_match(table: Any, path: Path, key: str) -> MatchSpec:
                 raise RuleFileError(path, sub, f"must be one of: {', '.join(API_STATUSES)}")
             if k == "attribute" and parsed not in ("launch_bounds", "cluster_dims"):
                 raise RuleFileError(path, sub, "must be launch_bounds or cluster_dims")
-            if k in ("in_callback_of", "not_in_callback_of"):
+            if k == "in_callback_of":
                 for item in parsed:
                     name, _, idx = item.partition(":")
                     if not name or not idx.isdigit():
