@@ -88,6 +88,17 @@ CALLABLE_KINDS = frozenset(
     }
 )  # fmt: skip  (the last three: function pointers)
 CONFIG_FUNCTIONS = frozenset({"__cudaPushCallConfiguration", "cudaConfigureCall"})
+# calls whose argument types are recorded (as for method calls): runtime APIs that take a kernel,
+# which CUDA accepts as a function and HIP only as `const void *`
+TYPED_ARGUMENT_CALLEES = frozenset(
+    {
+        "cudaFuncSetAttribute",
+        "cudaFuncSetCacheConfig",
+        "cudaFuncSetSharedMemConfig",
+        "cudaFuncGetAttributes",
+        "cudaLaunchKernel",
+    }
+)
 FUNCTION_KINDS = frozenset(
     {
         K.FUNCTION_DECL,
@@ -602,7 +613,15 @@ class Extractor:
         arguments = list(c.get_arguments())
         whole = self.expansion_range(c)
         args = tuple(self.text(a, within=whole) for a in arguments)
-        arg_types = tuple(a.type.get_canonical().spelling for a in arguments) if member_of else ()
+        if args and not all(args) and self.word_at(*where[1:3]) == callee:
+            # the call is written in another macro's argument (`CHECK(cudaFuncSetAttribute(...))`):
+            # its arguments' text is where they are spelled
+            args = tuple(t or self.spelled_text(a) for t, a in zip(args, arguments, strict=True))
+        arg_types = (
+            tuple(a.type.get_canonical().spelling for a in arguments)
+            if member_of or callee in TYPED_ARGUMENT_CALLEES
+            else ()
+        )
         const_args = (
             tuple(i for i, a in enumerate(arguments) if evaluate_int(a) is not None)
             if callee in self.watched
@@ -853,6 +872,16 @@ class Extractor:
                 expr=self.whole_expression(c, parents),
             )
         )
+
+    def spelled_text(self, cursor: ci.Cursor, limit: int = 400) -> str:
+        """An expression's text where it is spelled, for one written inside a macro argument."""
+        ext = cursor.extent
+        f1, _, _, so = file_location_ptr(ext.start)
+        f2, _, _, eo = file_location_ptr(ext.end)
+        if not f1 or f1 != f2 or eo <= so or eo - so > limit:
+            return ""
+        entry = self.files.get(self._name(f1))
+        return entry[1].text(so, eo) if entry is not None else ""
 
     def word_at(self, absname: str, offset: int) -> str:
         """The identifier written at ``offset`` (a macro's name where a call sits in its body)."""
