@@ -61,3 +61,33 @@ def test_counts_files_and_uses_from_facts():
     assert "streams-events" not in rows
     assert inv.rows()[0].feature.id == "cuda-graphs"  # most files first
     assert by_hipify(inv.rows())["no"] == 2
+
+
+def test_reports_list_features_without_effort(tmp_path):
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_report_sample import sample_result
+
+    from hipscan.report import ReportContext, render
+
+    _, result = sample_result(tmp_path)
+    result.features = [
+        {
+            "id": "cuda-graphs",
+            "title": "CUDA graphs and stream capture",
+            "hipify": "renamed",
+            "hip": "hipGraph*",
+            "files": 2,
+            "uses": 5,
+            "example": "a.cu:3",
+        },
+    ]
+    ctx = ReportContext.for_result(result)
+    doc = json.loads(render("json", result, ctx))
+    assert doc["features"][0]["uses"] == 5 and "effort_hours" not in doc["features"][0]
+    assert "| CUDA graphs and stream capture | 2 | 5 | renamed |" in render("markdown", result, ctx)
+    html = render("html", result, ctx)
+    assert 'id="features"' in html and "CUDA graphs and stream capture" in html
