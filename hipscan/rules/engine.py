@@ -89,6 +89,8 @@ class RuleSet:
         for r in self.rules:
             claimed.update(r.claims)
             for spec in r.match:
+                # names a block asks the file not to use: found by the token pass too
+                watched.update(spec.get("unless_file_calls", ()))
                 if spec.fact == "ident":
                     watched.update(spec.get("name", ()))
                     watched.update(spec.get("unless_in_function", ()))

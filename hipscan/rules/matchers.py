@@ -64,7 +64,9 @@ class TUIndex:
         for d in facts.decls:
             self.decls[d.name].append(d)
         self.callees: dict[str, set[str]] = defaultdict(set)
-        self.all_callees: set[str] = {c.callee for c in facts.calls}
+        # every function the file calls, also where the AST lost the call (a macro whose headers
+        # are missing): the token pass's watched identifiers
+        self.all_callees: set[str] = {c.callee for c in facts.calls} | {i.name for i in facts.idents}
         # per function, the names its calls go by: callee, qualified name, `type.method`
         self.call_names: dict[str, set[str]] = defaultdict(set)
         for c in facts.calls:

@@ -157,7 +157,7 @@ COMMON_KEYS = {
     "unless_width_le": "int",
     "width_arg": "strs",
     "in_callback_of": "strs",  # "cudaLaunchHostFunc:1": enclosing function is passed there
-    "unless_file_calls": "strs",  # the translation unit calls none of these anywhere
+    "unless_file_calls": "strs",  # the translation unit names none of these functions anywhere
     "path_regex": "regex",
 }
 
