@@ -890,7 +890,7 @@ class Extractor:
 
     def shared_opt_in(self, c: ci.Cursor, space: str, fname: str) -> None:
         """`if (smem >= 48 * 1024)`: see hipscan.frontend.shared.opt_in_fact."""
-        if space in ("host", "file", "host-device"):
+        if space in ("host", "file", "host-device") and binary_operator(c) in shared_sizes.THRESHOLD_OPS:
             size = shared_sizes.opt_in_fact(c, children(c), evaluate_int, self.text, self.loc, space, fname)
             if size is not None:
                 self.facts.shared_sizes.append(size)

@@ -19,7 +19,7 @@ ATTRIBUTE_CALLEES = frozenset({"cudaFuncSetAttribute", "cuFuncSetAttribute"})
 _MAX_DYNAMIC = re.compile(r"MaxDynamicSharedMemorySize|MAX_DYNAMIC_SHARED_SIZE_BYTES")
 # The default dynamic shared memory limit above which CUDA needs the opt-in attribute.
 OPT_IN_THRESHOLD = 48 * 1024
-_THRESHOLD_OPS = frozenset({">=", ">", "<", "<="})
+THRESHOLD_OPS = frozenset({">=", ">", "<", "<="})
 _HOST_SPACES = frozenset({"host", "file", "host-device"})
 
 
@@ -113,7 +113,7 @@ def launch_fact(
 def opt_in_fact(c: ci.Cursor, kids: list[ci.Cursor], evaluate, text, where, space: str, fname: str):
     """``if (smem >= 48 * 1024)``: a size compared with the 48 KiB default only opt-in code tests;
     the size side is recorded (valued when clang can), at the comparison."""
-    if space not in _HOST_SPACES or len(kids) != 2 or binary_operator(c) not in _THRESHOLD_OPS:
+    if space not in _HOST_SPACES or len(kids) != 2 or binary_operator(c) not in THRESHOLD_OPS:
         return None
     left, right = kids
     if evaluate(right) == OPT_IN_THRESHOLD:
