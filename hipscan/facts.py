@@ -181,6 +181,18 @@ class SharedSizeFact:
 
 
 @dataclass(frozen=True, slots=True)
+class FunctionRefFact:
+    """A `__device__` function named as a value (its address taken) in host code: nvcc accepts
+    it, clang (and so hipcc) rejects a reference to a device function from a host function."""
+
+    name: str  # the referenced function
+    space: str  # its execution space (device)
+    loc: Loc
+    context: str  # host (where the reference is)
+    function: str
+
+
+@dataclass(frozen=True, slots=True)
 class IncludeFact:
     name: str  # as written between the quotes/brackets
     loc: Loc
@@ -249,6 +261,7 @@ class FileFacts:
     assigns: list[AssignFact] = field(default_factory=list)
     includes: list[IncludeFact] = field(default_factory=list)
     shared_sizes: list[SharedSizeFact] = field(default_factory=list)
+    function_refs: list[FunctionRefFact] = field(default_factory=list)
     directives: list[DirectiveFact] = field(default_factory=list)
     branches: list[BranchFact] = field(default_factory=list)
     builds: list[BuildFact] = field(default_factory=list)

@@ -61,6 +61,7 @@ FACT_LISTS = (
     "directives",
     "branches",
     "shared_sizes",
+    "function_refs",
 )
 
 

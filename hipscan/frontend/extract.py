@@ -19,6 +19,7 @@ from hipscan.facts import (
     DirectiveFact,
     FileFacts,
     FunctionFact,
+    FunctionRefFact,
     IdentFact,
     IncludeFact,
     LaunchFact,
@@ -74,6 +75,7 @@ _ASM_STMT = K.ASM_STMT.value
 _INTEGER_LITERAL = K.INTEGER_LITERAL.value
 _MEMBER_REF_EXPR = K.MEMBER_REF_EXPR.value
 _LAMBDA_EXPR = K.LAMBDA_EXPR.value
+_DECL_REF_EXPR = K.DECL_REF_EXPR.value
 BINOP_KINDS = frozenset({K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR})
 ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 CALLABLE_KINDS = frozenset(
@@ -385,8 +387,37 @@ class Extractor:
                 continue
             self.declare(child)
             self.visit(child, "file", "", [])
+        self.device_refs_from_diagnostics()
         if tokens:
             self.tokens_pass()
+
+    def device_refs_from_diagnostics(self) -> None:
+        """clang's own verdict on device functions referenced from host code (it drops the
+        reference from the AST): "reference to __device__ function 'f' in __host__ function"."""
+        seen = {(f.loc.path, f.loc.line, f.loc.column) for f in self.facts.function_refs}
+        for d in self.tu.diagnostics:
+            m = _DEVICE_REF_DIAG.search(d.spelling)
+            if m is None or d.location.file is None:
+                continue
+            entry = self.files.get(d.location.file.name)
+            if entry is None:
+                continue
+            loc = Loc(entry[0], d.location.line, d.location.column)
+            if (loc.path, loc.line, loc.column) in seen:
+                continue
+            seen.add((loc.path, loc.line, loc.column))
+            fname = self._enclosing(entry[0], d.location.offset)
+            self.facts.function_refs.append(
+                FunctionRefFact(name=m.group(1), space="device", loc=loc, context="host", function=fname)
+            )
+
+    def _enclosing(self, rel: str, offset: int) -> str:
+        """The function whose span holds ``offset`` (spans are recorded as the walk goes)."""
+        best = ""
+        for start, end, _space, name in self.spans.get(rel, ()):
+            if start <= offset < end:
+                best = name
+        return best
 
     def declare(self, c: ci.Cursor, depth: int = 0) -> None:
         """Record the names a project file declares at namespace scope (and enumerators)."""
@@ -424,6 +455,9 @@ class Extractor:
                 if space not in ("host", "file"):
                     self.literal(c, space, fname, parents)
                 return
+            elif kid == _DECL_REF_EXPR:
+                if space == "host":
+                    self.function_ref(c, fname, parents)
             elif kid == _MEMBER_REF_EXPR:
                 self.member(c, space, fname, parents)
             elif kid in _BINOP_IDS:
@@ -888,6 +922,27 @@ class Extractor:
         m = _WORD.match(self.files[absname][1].data, offset)
         return m.group(0).decode("ascii", "replace") if m else ""
 
+    def function_ref(self, c: ci.Cursor, fname: str, parents: list[ci.Cursor]) -> None:
+        """A device-only function named as a value in host code (see FunctionRefFact); a call's
+        callee is not a value (calling one from host code is already a compile error)."""
+        if c.type.kind != ci.TypeKind.FUNCTIONPROTO:
+            return
+        if len(parents) >= 2 and parents[-2]._kind_id == _CALL_EXPR:
+            first = next(iter(children(parents[-2])), None)
+            if first is not None and first == parents[-1]:
+                return
+        ref = c.referenced
+        if ref is None or ref.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
+            return
+        attrs = {ch.kind for ch in children(ref) if ch.kind.is_attribute()}
+        if K.CUDADEVICE_ATTR not in attrs or attrs & {K.CUDAHOST_ATTR, K.CUDAGLOBAL_ATTR}:
+            return
+        where = self.loc(c)
+        if where is not None:
+            self.facts.function_refs.append(
+                FunctionRefFact(name=c.spelling, space="device", loc=where[0], context="host", function=fname)
+            )
+
     def shared_opt_in(self, c: ci.Cursor, space: str, fname: str) -> None:
         """`if (smem >= 48 * 1024)`: see hipscan.frontend.shared.opt_in_fact."""
         if space in ("host", "file", "host-device") and binary_operator(c) in shared_sizes.THRESHOLD_OPS:
@@ -1260,6 +1315,7 @@ def _asm_text(ft: FileTokens, i: int) -> str:
 
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_DEVICE_REF_DIAG = re.compile(r"reference to __device__ function '([^']+)' in __host__ function")
 # member records whose comparisons are read with the `if` they decide (compute capabilities)
 GUARDED_RECORDS = frozenset({"cudaDeviceProp", "cudaDeviceProp_t", "hipDeviceProp_t"})
 

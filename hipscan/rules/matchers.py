@@ -25,6 +25,7 @@ from hipscan.facts import (
     DirectiveFact,
     FileFacts,
     FunctionFact,
+    FunctionRefFact,
     IdentFact,
     IncludeFact,
     LaunchFact,
@@ -49,6 +50,7 @@ FACT_LISTS = {
     "function": "functions",
     "api": "idents",
     "smem": "shared_sizes",  # valued into budgets by hipscan.analysis.smem (see DERIVED)
+    "function_ref": "function_refs",
 }
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -677,6 +679,12 @@ def match_smem(spec: MatchSpec, f: SharedBudget, index: TUIndex, ctx) -> dict | 
     }
 
 
+def match_function_ref(spec: MatchSpec, f: FunctionRefFact, index: TUIndex, _opts) -> dict | None:
+    if not _re(spec, "name_regex", f.name):
+        return None
+    return {"match": f.name, "name": f.name, "space": f.space}
+
+
 MATCHERS: dict[str, Callable[..., dict | None]] = {
     "call": match_call,
     "launch": match_launch,
@@ -692,6 +700,7 @@ MATCHERS: dict[str, Callable[..., dict | None]] = {
     "function": match_function,
     "api": match_api,
     "smem": match_smem,
+    "function_ref": match_function_ref,
 }
 
 

@@ -254,6 +254,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "result_regex": "regex",  # the return type
         "overload_params_regex": "regex",  # another function of the same name has such params
     },
+    "function_ref": {"name_regex": "regex"},  # a device function named as a value in host code
     "smem": {  # shared-memory budgets (hipscan.analysis.smem)
         "kind": "strs",  # dynamic-attribute | launch | static | opt-in
         "over_lds": "bool",  # exceeds the LDS of at least one AMD target in scope (or fits all)
@@ -300,6 +301,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
             "overload_params",
         }
     ),
+    "function_ref": frozenset({"name", "space"}),
     "smem": frozenset({"kind", "kernel", "bytes", "kib", "expr", "how", "targets", "lds", "fits"}),
     "api": frozenset(
         {
