@@ -183,7 +183,8 @@ class SharedSizeFact:
 @dataclass(frozen=True, slots=True)
 class FunctionRefFact:
     """A `__device__` function named as a value (its address taken) in host code: nvcc accepts
-    it, clang (and so hipcc) rejects a reference to a device function from a host function."""
+    it, clang (and so hipcc) rejects a reference to a device function from a host function.
+    Taken from clang's diagnostic for it, which is exactly the check hipcc makes."""
 
     name: str  # the referenced function
     space: str  # its execution space (device)

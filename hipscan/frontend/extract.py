@@ -392,9 +392,10 @@ class Extractor:
             self.tokens_pass()
 
     def device_refs_from_diagnostics(self) -> None:
-        """clang's own verdict on device functions referenced from host code (it drops the
-        reference from the AST): "reference to __device__ function 'f' in __host__ function"."""
-        seen = {(f.loc.path, f.loc.line, f.loc.column) for f in self.facts.function_refs}
+        """clang's own verdict on device functions referenced from host code, the check hipcc
+        makes (a template argument naming one is fine; the reference itself is dropped from the
+        AST): "reference to __device__ function 'f' in __host__ function"."""
+        seen: set[tuple[str, int, int]] = set()
         for d in self.tu.diagnostics:
             m = _DEVICE_REF_DIAG.search(d.spelling)
             if m is None or d.location.file is None:
@@ -455,9 +456,6 @@ class Extractor:
                 if space not in ("host", "file"):
                     self.literal(c, space, fname, parents)
                 return
-            elif kid == _DECL_REF_EXPR:
-                if space == "host":
-                    self.function_ref(c, fname, parents)
             elif kid == _MEMBER_REF_EXPR:
                 self.member(c, space, fname, parents)
             elif kid in _BINOP_IDS:
@@ -921,27 +919,6 @@ class Extractor:
         """The identifier written at ``offset`` (a macro's name where a call sits in its body)."""
         m = _WORD.match(self.files[absname][1].data, offset)
         return m.group(0).decode("ascii", "replace") if m else ""
-
-    def function_ref(self, c: ci.Cursor, fname: str, parents: list[ci.Cursor]) -> None:
-        """A device-only function named as a value in host code (see FunctionRefFact); a call's
-        callee is not a value (calling one from host code is already a compile error)."""
-        if c.type.kind != ci.TypeKind.FUNCTIONPROTO:
-            return
-        if len(parents) >= 2 and parents[-2]._kind_id == _CALL_EXPR:
-            first = next(iter(children(parents[-2])), None)
-            if first is not None and first == parents[-1]:
-                return
-        ref = c.referenced
-        if ref is None or ref.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
-            return
-        attrs = {ch.kind for ch in children(ref) if ch.kind.is_attribute()}
-        if K.CUDADEVICE_ATTR not in attrs or attrs & {K.CUDAHOST_ATTR, K.CUDAGLOBAL_ATTR}:
-            return
-        where = self.loc(c)
-        if where is not None:
-            self.facts.function_refs.append(
-                FunctionRefFact(name=c.spelling, space="device", loc=where[0], context="host", function=fname)
-            )
 
     def shared_opt_in(self, c: ci.Cursor, space: str, fname: str) -> None:
         """`if (smem >= 48 * 1024)`: see hipscan.frontend.shared.opt_in_fact."""
