@@ -13,7 +13,6 @@ from hipscan.config import ScanConfig
 from hipscan.frontend import collect, discover
 from hipscan.frontend.archmacros import cuda_switches, hip_provided_names, never_defined
 from hipscan.hipbuild import build_evidence, source_evidence
-from hipscan.frontend.archmacros import cuda_switches, hip_provided_names
 from hipscan.inventory import Inventory
 from hipscan.model import FileResult, Finding, ScanResult
 from hipscan.platforms import hip_build, hip_scenario, oldest_device_scenario

@@ -91,5 +91,6 @@ class ScanResult:
             if t.contains(path):
                 return t
         return None
+
     # the CUDA features the code uses (hipscan.inventory): dicts of FeatureUse.to_dict()
     features: list[dict] = field(default_factory=list)

@@ -75,7 +75,6 @@ _ASM_STMT = K.ASM_STMT.value
 _INTEGER_LITERAL = K.INTEGER_LITERAL.value
 _MEMBER_REF_EXPR = K.MEMBER_REF_EXPR.value
 _LAMBDA_EXPR = K.LAMBDA_EXPR.value
-_DECL_REF_EXPR = K.DECL_REF_EXPR.value
 BINOP_KINDS = frozenset({K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR})
 ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 CALLABLE_KINDS = frozenset(
