@@ -110,6 +110,7 @@ SCHEMA: dict[str, _Key] = {
     "ignore": _Key("ignore", "strs"),
     "severity": _Key("severity", "severities"),
     "rocm_version": _Key("rocm_version", "version"),
+    "offload_arch": _Key("offload_arch", "strs"),
     "include_dirs": _Key("include_dirs", "paths"),
     "defines": _Key("defines", "strs"),
     "undefines": _Key("undefines", "strs"),
