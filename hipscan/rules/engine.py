@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipscan.apitable import ApiTable, load_api_table
+from hipscan.apitable import ApiTable, load_api_table, load_torch_renames
 from hipscan.facts import CallFact, DeclFact, FileFacts, IdentFact, LiteralFact
 from hipscan.model import SEVERITIES, Finding
 from hipscan.resources import rules_dir
@@ -36,6 +36,9 @@ class RuleOptions:
     # (hipscan.frontend.archmacros.never_defined): which branches those builds take
     hip_absent: frozenset[str] = frozenset()
     oldest_absent: frozenset[str] = frozenset()
+    # a PyTorch C++/CUDA extension: its build hipifies with torch.utils.hipify, whose table maps
+    # some names the HIPIFY tables do not (hipscan.frontend.torchext)
+    torch_extension: bool = False
 
     def __post_init__(self):
         for key, sev in self.severity.items():
@@ -74,6 +77,7 @@ class RuleSet:
     def __init__(self, rules: Iterable[Rule], table: ApiTable | None = None):
         self.rules: list[Rule] = sorted(rules, key=lambda r: r.id)
         self.table = table if table is not None else load_api_table()
+        self._torch_table: ApiTable | None = None
         self._by_id = {r.id: r for r in self.rules}
         self._by_name = {r.name: r for r in self.rules}
         self._order = {r.id: i for i, r in enumerate(self.rules)}
@@ -131,6 +135,14 @@ class RuleSet:
             and api_status_applies(status, e, rocm)
         }
 
+    def table_for(self, options: RuleOptions) -> ApiTable:
+        """The API table the project's build sees: PyTorch extensions get torch's renames too."""
+        if not options.torch_extension:
+            return self.table
+        if self._torch_table is None:
+            self._torch_table = self.table.with_renames(load_torch_renames())
+        return self._torch_table
+
     def __len__(self) -> int:
         return len(self.rules)
 
@@ -170,7 +182,7 @@ class RuleSet:
         active = {r.id for r in self.active(options)}
         if not active:
             return []
-        ctx = _ApplyContext(self.table, self.claimed, tuple(options.rocm_version))
+        ctx = _ApplyContext(self.table_for(options), self.claimed, tuple(options.rocm_version))
         index = TUIndex(facts)
         hits: dict[tuple, tuple[Rule, str, dict, object]] = {}
         for kind, list_name in FACT_LISTS.items():
