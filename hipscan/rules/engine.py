@@ -86,6 +86,7 @@ class RuleSet:
         for r in self.rules:
             claimed.update(r.claims)
             for spec in r.match:
+                watched.update(spec.get("tu_uses", ()))
                 if spec.fact == "ident":
                     watched.update(spec.get("name", ()))
                     watched.update(spec.get("unless_in_function", ()))

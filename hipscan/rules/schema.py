@@ -158,6 +158,9 @@ COMMON_KEYS = {
     "width_arg": "strs",
     "in_callback_of": "strs",  # "cudaLaunchHostFunc:1": enclosing function is passed there
     "path_regex": "regex",
+    # the translation unit also uses one of these names (a call, a watched identifier, or a
+    # member read in an expression): e.g. the device clock rate that turns cycles into time
+    "tu_uses": "strs",
 }
 
 FACT_KEYS: dict[str, dict[str, str]] = {
