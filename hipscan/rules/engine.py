@@ -87,6 +87,7 @@ class RuleSet:
             claimed.update(r.claims)
             for spec in r.match:
                 watched.update(spec.get("tu_uses", ()))
+                watched.update(spec.get("not_tu_uses", ()))
                 if spec.fact == "ident":
                     watched.update(spec.get("name", ()))
                     watched.update(spec.get("unless_in_function", ()))

@@ -684,6 +684,9 @@ def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
     uses = spec.conds.get("tu_uses")
     if uses is not None and index.names_used.isdisjoint(uses):
         return False
+    unused = spec.conds.get("not_tu_uses")
+    if unused is not None and not index.names_used.isdisjoint(unused):
+        return False
     callbacks = spec.conds.get("in_callback_of")
     if callbacks is not None:
         if not function or not any(function in index.callbacks(k) for k in callbacks):

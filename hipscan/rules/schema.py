@@ -161,6 +161,7 @@ COMMON_KEYS = {
     # the translation unit also uses one of these names (a call, a watched identifier, or a
     # member read in an expression): e.g. the device clock rate that turns cycles into time
     "tu_uses": "strs",
+    "not_tu_uses": "strs",
 }
 
 FACT_KEYS: dict[str, dict[str, str]] = {
