@@ -29,6 +29,7 @@ from hipscan.platforms import (
     hip_build,
     hip_choice,
     hip_scenario,
+    names_in,
     oldest_device_scenario,
     tests_amd_arch,
 )
@@ -138,14 +139,19 @@ def lone_branch_as_oldest(
     around a `b.sync()`): AMD runs the code every supported NVIDIA GPU could, nothing is left
     out, so the test is no finding. A chain with an `#else` is not: there the HIP build picks the
     older path over a newer one (SUNDIALS' CAS-loop `atomicAdd(double*)` under `__CUDA_ARCH__ <
-    600`, replaced by its port)."""
+    600`, replaced by its port), nor a toolkit or library version test (AMReX's `#if
+    __CUDACC_VER_MAJOR__ < 12 ...` around `cudaDeviceSetSharedMemConfig`, dropped by its port)."""
     if len(chain) != 1:
         return None
     b = chain[0]
+    if any(_VERSION_NAME.search(n) for n in names_in(b.chain)):
+        return None  # old toolkits' code may use APIs HIP lacks (cudaDeviceSetSharedMemConfig)
     if _takes(hip, b.chain) is True and _takes(oldest, b.chain) is True and holds_code(b):
         return b
     return None
 
+
+_VERSION_NAME = re.compile(r"_VER_|VERSION")
 
 # what an arm may hold and still change no code a HIP build runs (after _body's joining)
 _HINTS_ONLY = re.compile(
