@@ -116,7 +116,9 @@ def harmless_when_skipped(
     `__CUDA_ARCH__ == 800`, a `static_assert` working around one nvcc release), or one whose
     code is the same as that of the branch the HIP build takes (AMReX's `#if __CUDA_ARCH__ ...
     #define AMREX_ASSUME(X) __builtin_assume(X)` / `#elif defined(__clang__)` with the same
-    definition)."""
+    definition), or one holding only a specialisation of a class template, whose primary template
+    serves the builds that skip it (mamba's `#if __CUDA_ARCH__ >= 800` / `template<int N> struct
+    Converter<at::BFloat16, N>`)."""
     chain = sorted(chain, key=lambda b: b.loc.line)
     on_hip = [_takes(hip, b.chain) for b in chain]
     taken = next((b for b, v in zip(chain, on_hip, strict=True) if v is True), None)
@@ -126,7 +128,7 @@ def harmless_when_skipped(
         if v is not False:
             continue
         text = body(b)
-        if text and (_HINTS_ONLY.fullmatch(text) or text == taken_body):
+        if text and (_HINTS_ONLY.fullmatch(text) or _SPECIALISATION.match(text) or text == taken_body):
             out.append(b)
     return out
 
@@ -152,6 +154,10 @@ def lone_branch_as_oldest(
 
 
 _VERSION_NAME = re.compile(r"_VER_|VERSION")
+# an arm that is one class template specialisation: `template<int N> struct Converter<bf16, N> {`
+_SPECIALISATION = re.compile(
+    r"template\s*<[^{};]*>\s*(?:struct|class)\s+\w+\s*<[^{};]*>\s*(?::[^{};]*)?\{.*\}\s*;\s*\Z", re.S
+)
 
 # what an arm may hold and still change no code a HIP build runs (after _body's joining)
 _HINTS_ONLY = re.compile(
