@@ -80,7 +80,7 @@ class OffHipLines:
                 return _body(path, b.loc.line + 1, b.end_line, read_line)
 
             quiet = skipped_with_fallback(chain, hip, oldest, holds_code)
-            quiet += harmless_when_skipped(chain, hip, body)
+            quiet += harmless_when_skipped(chain, hip, oldest, body)
             for b in quiet:
                 self.spans.setdefault(path, []).append((b.loc.line, b.end_line))
             lone = lone_branch_as_oldest(chain, hip, oldest, holds_code)
@@ -109,7 +109,7 @@ def skipped_with_fallback(
 
 
 def harmless_when_skipped(
-    chain: list[BranchFact], hip: Scenario, body: Callable[[BranchFact], str]
+    chain: list[BranchFact], hip: Scenario, oldest: Scenario, body: Callable[[BranchFact], str]
 ) -> list[BranchFact]:
     """Branches a HIP build skips whose loss changes nothing it runs: one that holds only
     compile-time checks and tuning hints (`__launch_bounds__(128, 16)` chosen by
@@ -117,8 +117,9 @@ def harmless_when_skipped(
     code is the same as that of the branch the HIP build takes (AMReX's `#if __CUDA_ARCH__ ...
     #define AMREX_ASSUME(X) __builtin_assume(X)` / `#elif defined(__clang__)` with the same
     definition), or one holding only a specialisation of a class template, whose primary template
-    serves the builds that skip it (mamba's `#if __CUDA_ARCH__ >= 800` / `template<int N> struct
-    Converter<at::BFloat16, N>`)."""
+    serves the builds that skip it, when nvcc's oldest device pass skips it too (mamba's `#if
+    __CUDA_ARCH__ >= 800` / `template<int N> struct Converter<at::BFloat16, N>`; not AMReX's
+    `#if defined(__NVCC__)` traits for extended lambdas, which every NVIDIA build has)."""
     chain = sorted(chain, key=lambda b: b.loc.line)
     on_hip = [_takes(hip, b.chain) for b in chain]
     taken = next((b for b, v in zip(chain, on_hip, strict=True) if v is True), None)
@@ -128,8 +129,12 @@ def harmless_when_skipped(
         if v is not False:
             continue
         text = body(b)
-        if text and (_HINTS_ONLY.fullmatch(text) or _SPECIALISATION.match(text) or text == taken_body):
+        if not text:
+            continue
+        if _HINTS_ONLY.fullmatch(text) or text == taken_body:
             out.append(b)
+        elif _SPECIALISATION.match(text) and _takes(oldest, b.chain) is False:
+            out.append(b)  # the oldest NVIDIA GPU runs the primary template too
     return out
 
 
