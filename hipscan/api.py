@@ -12,6 +12,7 @@ from pathlib import Path
 from hipscan.config import ScanConfig
 from hipscan.frontend import collect, discover
 from hipscan.frontend.archmacros import cuda_switches, hip_provided_names, never_defined
+from hipscan.frontend.torchext import is_torch_extension
 from hipscan.hipbuild import build_evidence, source_evidence
 from hipscan.inventory import Inventory
 from hipscan.model import FileResult, Finding, ScanResult
@@ -104,6 +105,7 @@ def scan(
         hip_names=hip_provided_names(files, sources.root),
         hip_absent=never_defined(files, lambda a: hip_scenario(build, a), given),
         oldest_absent=never_defined(files, lambda a: oldest_device_scenario(build, a), given),
+        torch_extension=is_torch_extension(files, sources.build_files),
     )
     lines = SourceLines(sources.root)
     seen: set[tuple[str, str, int, int]] = set()

@@ -561,13 +561,20 @@ class Extractor:
 
     @staticmethod
     def function_attrs(ft: FileTokens, start: int, loc: Loc) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """__launch_bounds__(...) / __cluster_dims__(...) argument texts, from the tokens before the name."""
+        """__launch_bounds__(...) / __cluster_dims__(...) argument texts, from the tokens before the
+        name; not from a preprocessor-inactive block (`#if __CUDA_ARCH__ == 800` /
+        `__launch_bounds__(128, 16)` / `#endif`: neither the parse nor a HIP build sees it)."""
         out: dict[str, tuple[str, ...]] = {}
         toks = ft.tokens
         i = token_index(ft, start)
         while i < len(toks) and (toks[i].line, toks[i].column) < (loc.line, loc.column):
             t = toks[i]
-            if t.kind == IDENT and t.text in ("__launch_bounds__", "__cluster_dims__") and i + 1 < len(toks):
+            if (
+                t.kind == IDENT
+                and t.text in ("__launch_bounds__", "__cluster_dims__")
+                and i + 1 < len(toks)
+                and not any(a <= t.offset < b for a, b, _ in ft.inactive)
+            ):
                 args, i = _paren_args(ft, i + 1)
                 out[t.text] = tuple(args)
                 continue

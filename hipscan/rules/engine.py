@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipscan.analysis.smem import shared_budgets, targets_in_scope
-from hipscan.apitable import ApiTable, load_api_table
+from hipscan.apitable import ApiTable, load_api_table, load_torch_renames
 from hipscan.facts import CallFact, DeclFact, FileFacts, IdentFact, LiteralFact
 from hipscan.model import SEVERITIES, Finding
 from hipscan.resources import rules_dir
@@ -38,6 +38,9 @@ class RuleOptions:
     hip_absent: frozenset[str] = frozenset()
     oldest_absent: frozenset[str] = frozenset()
     offload_arch: tuple[str, ...] = ()  # AMD targets in scope (gfx942, ...); empty = the defaults
+    # a PyTorch C++/CUDA extension: its build hipifies with torch.utils.hipify, whose table maps
+    # some names the HIPIFY tables do not (hipscan.frontend.torchext)
+    torch_extension: bool = False
 
     def __post_init__(self):
         for key, sev in self.severity.items():
@@ -81,6 +84,7 @@ class RuleSet:
     def __init__(self, rules: Iterable[Rule], table: ApiTable | None = None):
         self.rules: list[Rule] = sorted(rules, key=lambda r: r.id)
         self.table = table if table is not None else load_api_table()
+        self._torch_table: ApiTable | None = None
         self._by_id = {r.id: r for r in self.rules}
         self._by_name = {r.name: r for r in self.rules}
         self._order = {r.id: i for i, r in enumerate(self.rules)}
@@ -91,6 +95,8 @@ class RuleSet:
             for spec in r.match:
                 # names a block asks the file not to use: found by the token pass too
                 watched.update(spec.get("unless_file_calls", ()))
+                watched.update(spec.get("tu_uses", ()))
+                watched.update(spec.get("not_tu_uses", ()))
                 if spec.fact == "ident":
                     watched.update(spec.get("name", ()))
                     watched.update(spec.get("unless_in_function", ()))
@@ -140,6 +146,14 @@ class RuleSet:
             and api_status_applies(status, e, rocm)
         }
 
+    def table_for(self, options: RuleOptions) -> ApiTable:
+        """The API table the project's build sees: PyTorch extensions get torch's renames too."""
+        if not options.torch_extension:
+            return self.table
+        if self._torch_table is None:
+            self._torch_table = self.table.with_renames(load_torch_renames())
+        return self._torch_table
+
     def __len__(self) -> int:
         return len(self.rules)
 
@@ -180,7 +194,10 @@ class RuleSet:
         if not active:
             return []
         ctx = _ApplyContext(
-            self.table, self.claimed, tuple(options.rocm_version), targets_in_scope(options.offload_arch)
+            self.table_for(options),
+            self.claimed,
+            tuple(options.rocm_version),
+            targets_in_scope(options.offload_arch),
         )
         index = TUIndex(facts)
         hits: dict[tuple, tuple[Rule, str, dict, object]] = {}

@@ -59,6 +59,9 @@ def expected_findings(root: Path) -> set[Key]:
 # Fixtures for rules that depend on the target ROCm release sit in folders named for it and are
 # scanned with that --rocm-version (e.g. cooperative-groups/rocm5.2/); the rest with the default.
 VERSION_FOLDER = "rocm"
+# Fixtures whose rules look at the whole project (a PyTorch extension is hipified by torch's
+# table) sit in folders named project-* and are each scanned as a project of their own.
+PROJECT_FOLDER = "project-"
 
 
 def actual_findings(root: Path, config: ScanConfig | None = None) -> tuple[set[Key], list[str]]:
@@ -69,10 +72,13 @@ def actual_findings(root: Path, config: ScanConfig | None = None) -> tuple[set[K
 
     config = config or ScanConfig(jobs=1)
     versioned = sorted(p for p in root.rglob(f"{VERSION_FOLDER}*") if p.is_dir())
-    runs = [(root, replace(config, extra_exclude=config.extra_exclude + (f"{VERSION_FOLDER}*",)))]
+    projects = sorted(p for p in root.rglob(f"{PROJECT_FOLDER}*") if p.is_dir())
+    own = (f"{VERSION_FOLDER}*", f"{PROJECT_FOLDER}*")
+    runs = [(root, replace(config, extra_exclude=config.extra_exclude + own))]
     for folder in versioned:
         version = tuple(int(x) for x in folder.name[len(VERSION_FOLDER) :].split("."))
         runs.append((folder, replace(config, rocm_version=version)))
+    runs += [(folder, config) for folder in projects]
     found: set[Key] = set()
     failed: list[str] = []
     for path, cfg in runs:

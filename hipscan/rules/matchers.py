@@ -97,6 +97,9 @@ class TUIndex:
         self._idents: dict[tuple[str, str], set[str]] = defaultdict(set)
         for i in facts.idents:
             self._idents[(i.loc.path, i.function)].add(i.name)
+        self.names_used: set[str] = {c.callee for c in facts.calls}
+        self.names_used.update(i.name for i in facts.idents)
+        self.names_used.update(m.member for m in facts.members)
 
     def widths_within(self, function: str, width_args: tuple[str, ...], limit: int) -> bool:
         """Whether every call in ``function`` to a callee of ``width_args`` ("callee:index", the
@@ -730,6 +733,12 @@ def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
         and function
         and index.widths_within(function, spec.conds.get("width_arg", ()), width)
     ):
+        return False
+    uses = spec.conds.get("tu_uses")
+    if uses is not None and index.names_used.isdisjoint(uses):
+        return False
+    unused = spec.conds.get("not_tu_uses")
+    if unused is not None and not index.names_used.isdisjoint(unused):
         return False
     callbacks = spec.conds.get("in_callback_of")
     if callbacks is not None:

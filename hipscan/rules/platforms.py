@@ -29,6 +29,7 @@ from hipscan.platforms import (
     hip_build,
     hip_choice,
     hip_scenario,
+    names_in,
     oldest_device_scenario,
     tests_amd_arch,
 )
@@ -75,8 +76,16 @@ class OffHipLines:
             def holds_code(b: BranchFact, path: str = path) -> bool:
                 return _holds_statement(path, b.loc.line + 1, b.end_line, read_line)
 
-            for b in skipped_with_fallback(chain, hip, oldest, holds_code):
+            def body(b: BranchFact, path: str = path) -> str:
+                return _body(path, b.loc.line + 1, b.end_line, read_line)
+
+            quiet = skipped_with_fallback(chain, hip, oldest, holds_code)
+            quiet += harmless_when_skipped(chain, hip, oldest, body)
+            for b in quiet:
                 self.spans.setdefault(path, []).append((b.loc.line, b.end_line))
+            lone = lone_branch_as_oldest(chain, hip, oldest, holds_code)
+            if lone is not None:  # only the test itself: the body is what HIP compiles
+                self.spans.setdefault(path, []).append((lone.loc.line, lone.loc.line + 1))
 
     def __contains__(self, where: tuple[str, int]) -> bool:
         path, line = where
@@ -97,6 +106,101 @@ def skipped_with_fallback(
     if j == 0 or _takes(oldest, fallback.chain) is not True or not holds_code(fallback):
         return []
     return [b for b, v in zip(chain, on_hip, strict=True) if v is False]
+
+
+def harmless_when_skipped(
+    chain: list[BranchFact], hip: Scenario, oldest: Scenario, body: Callable[[BranchFact], str]
+) -> list[BranchFact]:
+    """Branches a HIP build skips whose loss changes nothing it runs: one that holds only
+    compile-time checks and tuning hints (`__launch_bounds__(128, 16)` chosen by
+    `__CUDA_ARCH__ == 800`, a `static_assert` working around one nvcc release), or one whose
+    code is the same as that of the branch the HIP build takes (AMReX's `#if __CUDA_ARCH__ ...
+    #define AMREX_ASSUME(X) __builtin_assume(X)` / `#elif defined(__clang__)` with the same
+    definition), or one holding only a specialisation of a class template, whose primary template
+    serves the builds that skip it, when nvcc's oldest device pass skips it too (mamba's `#if
+    __CUDA_ARCH__ >= 800` / `template<int N> struct Converter<at::BFloat16, N>`; not AMReX's
+    `#if defined(__NVCC__)` traits for extended lambdas, which every NVIDIA build has)."""
+    chain = sorted(chain, key=lambda b: b.loc.line)
+    on_hip = [_takes(hip, b.chain) for b in chain]
+    taken = next((b for b, v in zip(chain, on_hip, strict=True) if v is True), None)
+    taken_body = body(taken) if taken is not None else None
+    out = []
+    for b, v in zip(chain, on_hip, strict=True):
+        if v is not False:
+            continue
+        text = body(b)
+        if not text:
+            continue
+        if _HINTS_ONLY.fullmatch(text) or text == taken_body:
+            out.append(b)
+        elif _SPECIALISATION.match(text) and _takes(oldest, b.chain) is False:
+            out.append(b)  # the oldest NVIDIA GPU runs the primary template too
+    return out
+
+
+def lone_branch_as_oldest(
+    chain: list[BranchFact], hip: Scenario, oldest: Scenario, holds_code: Callable[[BranchFact], bool]
+) -> BranchFact | None:
+    """A chain of one `#if` without `#else` that a HIP build compiles as nvcc's device pass for
+    the oldest NVIDIA GPU does (`#if !defined(__STOCHASTIC_MODE__) || __CUDA_ARCH__ < 700`
+    around a `b.sync()`): AMD runs the code every supported NVIDIA GPU could, nothing is left
+    out, so the test is no finding. A chain with an `#else` is not: there the HIP build picks the
+    older path over a newer one (SUNDIALS' CAS-loop `atomicAdd(double*)` under `__CUDA_ARCH__ <
+    600`, replaced by its port), nor a toolkit or library version test (AMReX's `#if
+    __CUDACC_VER_MAJOR__ < 12 ...` around `cudaDeviceSetSharedMemConfig`, dropped by its port)."""
+    if len(chain) != 1:
+        return None
+    b = chain[0]
+    if any(_VERSION_NAME.search(n) for n in names_in(b.chain)):
+        return None  # old toolkits' code may use APIs HIP lacks (cudaDeviceSetSharedMemConfig)
+    if _takes(hip, b.chain) is True and _takes(oldest, b.chain) is True and holds_code(b):
+        return b
+    return None
+
+
+_VERSION_NAME = re.compile(r"_VER_|VERSION")
+# an arm that is one class template specialisation: `template<int N> struct Converter<bf16, N> {`
+_SPECIALISATION = re.compile(
+    r"template\s*<[^{};]*>\s*(?:struct|class)\s+\w+\s*<[^{};]*>\s*(?::[^{};]*)?\{.*\}\s*;\s*\Z", re.S
+)
+
+# what an arm may hold and still change no code a HIP build runs (after _body's joining)
+_HINTS_ONLY = re.compile(
+    r"(?:\s*(?:__launch_bounds__\s*\([^()]*(?:\([^()]*\)[^()]*)*\)"
+    r"|static_assert\s*\((?:[^()]|\([^()]*\))*\)\s*;"
+    r"|#\s*pragma\b[^\n]*))+\s*",
+    re.S,
+)
+
+
+_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
+
+
+def _body(path: str, first: int, end: int, read_line: Callable[[str, int], str]) -> str:
+    """Lines first..end-1 without comments, joined; '' when unreadable or a directive other than
+    #pragma / #define sits there (a nested chain is judged by its own branches)."""
+    out = []
+    in_comment = False
+    for line in range(first, end):
+        try:
+            code = read_line(path, line)
+        except (OSError, IndexError, UnicodeDecodeError):
+            return ""
+        code = _STRING.sub('""', code)  # a "//" inside a string starts no comment
+        code = re.sub(r"/\*.*?\*/", " ", code)
+        if in_comment:
+            if "*/" not in code:
+                continue
+            code, in_comment = code.split("*/", 1)[1], False
+        if "/*" in code:
+            code, in_comment = code.split("/*", 1)[0], True
+        code = code.split("//", 1)[0].strip()
+        if not code:
+            continue
+        if code.startswith("#") and not re.match(r"#\s*(pragma|define)\b", code):
+            return ""
+        out.append(code)
+    return "\n".join(out)
 
 
 @lru_cache(maxsize=8192)

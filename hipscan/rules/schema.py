@@ -159,6 +159,10 @@ COMMON_KEYS = {
     "in_callback_of": "strs",  # "cudaLaunchHostFunc:1": enclosing function is passed there
     "unless_file_calls": "strs",  # the translation unit names none of these functions anywhere
     "path_regex": "regex",
+    # the translation unit also uses one of these names (a call, a watched identifier, or a
+    # member read in an expression): e.g. the device clock rate that turns cycles into time
+    "tu_uses": "strs",
+    "not_tu_uses": "strs",
 }
 
 FACT_KEYS: dict[str, dict[str, str]] = {
