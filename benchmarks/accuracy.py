@@ -225,6 +225,8 @@ def measure(labels: list[Label], findings: list[Finding]) -> tuple[dict, list[tu
     by_path: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
         by_path[f.path].append(f)
+        for path in {p for p, _ in f.related} - {f.path}:  # a header's constant used here
+            by_path[path].append(f)
     tallies: dict[tuple[str, str], Tally] = defaultdict(Tally)
     outcomes = []
     for lab in labels:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
+from hipscan.analysis.warp import derive as derive_widths
 from hipscan.config import ScanConfig
 from hipscan.frontend import collect, discover
 from hipscan.frontend.archmacros import cuda_switches, hip_provided_names, never_defined
@@ -18,6 +19,7 @@ from hipscan.inventory import Inventory
 from hipscan.model import FileResult, Finding, ScanResult
 from hipscan.platforms import hip_build, hip_scenario, oldest_device_scenario
 from hipscan.rules import RuleOptions, RuleSet, load_rules
+from hipscan.rules.platforms import OffHipLines
 from hipscan.vendored import VendoredTree, find_vendored, owner
 
 
@@ -49,7 +51,7 @@ class SourceLines:
 # declarations, names the file declares) is dropped as each file is done, so the main process
 # keeps per file only what those consumers need (effort: device-side declarations, active CUDA
 # names). tests/test_determinism.py checks the reports are the same with every fact kept.
-_DROPPED_AFTER_RULES = ("literals", "members", "assigns", "directives")
+_DROPPED_AFTER_RULES = ("literals", "members", "assigns", "directives", "uses", "subscripts", "widths")
 
 
 def _kept(facts):
@@ -108,13 +110,16 @@ def scan(
         torch_extension=is_torch_extension(files, sources.build_files),
     )
     lines = SourceLines(sources.root)
-    seen: set[tuple[str, str, int, int]] = set()
+    seen: dict[tuple[str, str, int, int], int] = {}  # finding key -> position in findings
     file_results: dict[str, FileResult] = {}  # each file once: its own parse, else a carried header
     parsed: set[str] = set()
     header_diags: dict[str, set[str]] = {}
     header_errors: dict[str, int] = {}
     findings: list[Finding] = []
     inventory = Inventory()
+    outside: set[int] = set()  # findings placed in a file their translation unit did not carry
+    branches: list = []
+    suppressions: dict[str, dict[int, frozenset[str]]] = {}
     for facts in collect(sources, config, ruleset.watched_identifiers, progress):
         inventory.add(facts)
         result.mode = facts.mode
@@ -136,17 +141,28 @@ def scan(
                 header_diags.setdefault(header, set()).update(msgs)
                 count = facts.header_error_counts.get(header, len(msgs))
                 header_errors[header] = max(header_errors.get(header, 0), count)
+        facts.widths = derive_widths(facts)  # the analysis stage: warp-width provenance
+        branches.extend(facts.branches)
+        suppressions.update(facts.suppressions)
+        carried = set(facts.files) | {facts.path}
         for f in ruleset.apply(facts, options, lines):
             key = (f.rule, f.path, f.line, f.column)
             tree = owner(trees, f.path) if trees else None
             if tree is not None:
                 if key not in seen:
-                    seen.add(key)
+                    seen[key] = -1  # inside a bundled tree: counted, not reported
                     inside[tree.path] = inside.get(tree.path, 0) + 1
                 continue
             if key not in seen:
-                seen.add(key)
+                seen[key] = len(findings)
                 findings.append(f)
+                if f.path not in carried or any(
+                    r.role == "definition" and r.path not in carried for r in f.related
+                ):
+                    outside.add(len(findings) - 1)
+            elif f.related and seen[key] >= 0:  # a root reached from several files: all uses
+                at = seen[key]
+                findings[at] = replace(findings[at], related=_merged(findings[at].related, f.related))
         if trees:
             _drop_bundled(facts, trees)
         if keep_facts:
@@ -160,6 +176,9 @@ def scan(
         fr.diagnostics = diags[:20]
         fr.status = "parse-errors" if fr.error_count else "ok"
     result.files = list(file_results.values())
+    if outside:
+        off_hip = OffHipLines(branches, options.hip_absent, options.oldest_absent, lines)
+        findings = _settle_outside(findings, outside, off_hip, suppressions)
     result.files.sort(key=lambda r: r.path)
     result.findings = sorted(findings, key=lambda f: f.sort_key)
     result.vendored = [replace(t, findings=inside.get(t.path, 0)) for t in trees]
@@ -190,6 +209,36 @@ def _drop_bundled(facts, trees: list[VendoredTree]) -> None:
         if isinstance(value, list) and value and hasattr(value[0], "loc"):
             setattr(facts, name, [x for x in value if owner(trees, x.loc.path) is None])
     facts.files = [p for p in facts.files if owner(trees, p) is None]
+
+
+def _merged(a: tuple, b: tuple) -> tuple:
+    out = dict.fromkeys(a)
+    out.update(dict.fromkeys(b))
+    return tuple(sorted(out, key=lambda r: (r.path, r.line, r.column)))
+
+
+def _settle_outside(
+    findings: list[Finding],
+    outside: set[int],
+    off_hip: OffHipLines,
+    suppressions: dict[str, dict[int, frozenset[str]]],
+) -> list[Finding]:
+    """Findings a translation unit placed in a header whose facts another unit carries (the
+    definition of a warp-width constant used here), or derived from a root there: judged with
+    that header's #if branches and suppressions once every unit is read. A root the project
+    defines per platform (`#ifdef __HIP_PLATFORM_AMD__ ... #else #define WARP 32`) is already
+    ported, and so is what is derived from it."""
+    out = []
+    for i, f in enumerate(findings):
+        if i in outside:
+            places = [(f.path, f.line)] + [(r.path, r.line) for r in f.related if r.role == "definition"]
+            if any(p in off_hip for p in places):
+                continue
+            marks = suppressions.get(f.path, {}).get(f.line)
+            if marks and ("*" in marks or f.rule in marks or f.name in marks or f.category in marks):
+                continue
+        out.append(f)
+    return out
 
 
 # Headers a scan without the CUDA toolkit or a platform SDK lacks by design: their names are known

@@ -146,6 +146,101 @@ class LiteralFact:
 
 
 @dataclass(frozen=True, slots=True)
+class NamedValue:
+    """A named integer constant on a chain: a macro, ``const``/``constexpr`` variable, static
+    member, enumerator or template parameter (its default), where it is defined and its value."""
+
+    name: str
+    loc: Loc
+    value: int
+    kind: str  # macro | var | enumerator | template-param
+    written: str = ""  # the initialiser or macro body as written (<= 80 chars)
+
+
+@dataclass(frozen=True, slots=True)
+class ConstUseFact:
+    """A named integer constant (or a constant expression a rule watches, such as a mask argument
+    ``~0u``) used where its value matters, with the syntactic role of the use.
+
+    ``chain`` runs from the name used to where its value is written: ``kLanes`` -> ``kWarpSize``
+    -> ``WARP_SIZE`` (last = root). Recorded in any code, host code included (dispatch on a width).
+    """
+
+    name: str  # the name used ("" for an unnamed constant expression)
+    value: int  # value at the role: `kWarpSize * 6 / 8` -> 24
+    loc: Loc
+    context: str
+    function: str
+    # compare | loop-bound | binop | array-dim | init | arg | launch | template-arg | static-assert
+    # | subscript | return | other
+    role: str
+    op: str = ""  # the operator, or the callee / template for arg and template-arg
+    index: int = -1  # argument position for arg / template-arg
+    other: str = ""  # the other operand, the declared name, or the template's name
+    expr: str = ""  # the whole expression around the use (<= 200 chars)
+    decl_type: str = ""  # the declared variable's type for init / array-dim, the argument's type
+    storage: tuple[str, ...] = ()  # storage of the declared variable (shared, ...)
+    chain: tuple[NamedValue, ...] = ()
+    guessed: bool = False  # the value is a template parameter's default: other arguments may differ
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptFact:
+    """``base[index]`` in device code, where base names a variable or a parameter: how per-lane and
+    per-warp storage is indexed, also inside a helper it is passed to."""
+
+    base: str
+    param: int  # position of ``base`` among the enclosing function's parameters, -1 otherwise
+    index: str  # the index expression's text (<= 80 chars)
+    loc: Loc
+    context: str
+    function: str
+
+
+@dataclass(frozen=True, slots=True)
+class RelatedLoc:
+    """A place a finding reaches: a use of the warp-width constant it reports, and its role."""
+
+    path: str
+    line: int
+    column: int
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class WidthFact:
+    """Derived by ``hipscan.analysis.warp``: a warp-width value (32 lanes, its lane mask 31, its
+    log2 5, half of it 16, a 32-bit full mask) where it is written (``sink = definition``) or where
+    it bites (array dimension, lane comparison, shuffle argument, launch shape, template argument,
+    assertion, host dispatch ...), with the root it came from."""
+
+    # definition | array-dim | compare | loop-bound | binop | arg | launch | launch-bounds |
+    # template-arg | static-assert | init | other
+    sink: str
+    value: int  # the value at the sink (derived values included: 24 = 32 * 6 / 8)
+    root: str  # the named root ("" for a literal written at the sink)
+    root_value: int
+    root_loc: Loc | None
+    root_kind: str  # macro | var | enumerator | template-param | literal
+    loc: Loc
+    context: str
+    function: str
+    op: str = ""
+    index: int = -1
+    other: str = ""
+    expr: str = ""
+    subscript: str = ""  # array-dim: how the array is indexed (lane, warp id ...)
+    via: str = ""  # a function the value or buffer is passed through ("" when direct)
+    chain: str = ""  # "kLanes <- kWarpSize"
+    decl_type: str = ""
+    storage: tuple[str, ...] = ()
+    beside: tuple[str, ...] = ()  # "sink:op" of the other width uses in the same function
+    confidence: str = "high"  # medium through a function argument or a guessed value
+    written: str = ""  # the root's value as written ("32", "0xffffffff", "~0u")
+    related: tuple[RelatedLoc, ...] = ()  # definition: every use the root reaches; else the root
+
+
+@dataclass(frozen=True, slots=True)
 class MemberRefFact:
     """``obj.member`` where the object's type is known (e.g. ``cudaDeviceProp.major``)."""
 
@@ -260,6 +355,9 @@ class FileFacts:
     literals: list[LiteralFact] = field(default_factory=list)
     members: list[MemberRefFact] = field(default_factory=list)
     assigns: list[AssignFact] = field(default_factory=list)
+    uses: list[ConstUseFact] = field(default_factory=list)
+    subscripts: list[SubscriptFact] = field(default_factory=list)
+    widths: list[WidthFact] = field(default_factory=list)  # derived by hipscan.analysis, not cached
     includes: list[IncludeFact] = field(default_factory=list)
     shared_sizes: list[SharedSizeFact] = field(default_factory=list)
     function_refs: list[FunctionRefFact] = field(default_factory=list)

@@ -29,6 +29,9 @@ class Finding:
     function: str = ""  # enclosing function, for the call graph
     snippet: str = ""  # the source line, stripped
     fix: str = ""  # short remediation
+    # other places the finding reaches (a warp-width constant's uses): RelatedLoc records with
+    # path, line, column and role
+    related: tuple = ()
 
     @property
     def sort_key(self) -> tuple:
@@ -49,6 +52,16 @@ class Finding:
             "function": self.function,
             "snippet": self.snippet,
             "fix": self.fix,
+            **(
+                {
+                    "related": [
+                        {"path": r.path, "line": r.line, "column": r.column, "role": r.role}
+                        for r in self.related
+                    ]
+                }
+                if self.related
+                else {}
+            ),
         }
 
 

@@ -33,6 +33,14 @@ def test_edit_hit_within_three_lines_or_by_related_location() -> None:
     assert not accuracy.edit_hit(edit, [finding(10, path="b.cu")])
 
 
+def test_related_location_in_another_file_hits_the_edit_there() -> None:
+    edit = label("edit", 10)
+    header_root = finding(3, related=[("a.cu", 11)], path="w.cuh")  # a header's width constant
+    tallies, outcomes = accuracy.measure([edit], [header_root])
+    assert outcomes == [(edit, True)]
+    assert tallies[("warp", "warp-size")].hit == 1
+
+
 def test_left_alone_reported_only_on_its_own_lines() -> None:
     alone = label("left-alone", 20, 21)
     assert accuracy.reported(alone, [finding(21)])

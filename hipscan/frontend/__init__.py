@@ -62,6 +62,8 @@ FACT_LISTS = (
     "branches",
     "shared_sizes",
     "function_refs",
+    "uses",
+    "subscripts",
 )
 
 

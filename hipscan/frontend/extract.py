@@ -35,6 +35,7 @@ from hipscan.frontend.clang import (
     file_name,
 )
 from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens
+from hipscan.frontend.warpflow import Flow
 
 K = ci.CursorKind
 _lib = ci.conf.lib
@@ -75,6 +76,8 @@ _ASM_STMT = K.ASM_STMT.value
 _INTEGER_LITERAL = K.INTEGER_LITERAL.value
 _MEMBER_REF_EXPR = K.MEMBER_REF_EXPR.value
 _LAMBDA_EXPR = K.LAMBDA_EXPR.value
+_DECL_REF_EXPR = K.DECL_REF_EXPR.value
+_ARRAY_SUBSCRIPT_EXPR = K.ARRAY_SUBSCRIPT_EXPR.value
 BINOP_KINDS = frozenset({K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR})
 ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 CALLABLE_KINDS = frozenset(
@@ -138,7 +141,7 @@ WRAPPERS = frozenset(
 )
 COMPARE_OPS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 # Integer values the warp-size analysis looks at; anything else in device code is irrelevant.
-WARP_VALUES = frozenset({5, 6, 15, 16, 31, 32, 63, 64, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
+WARP_VALUES = frozenset({5, 6, 15, 16, 24, 31, 32, 63, 64, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
 PTX_REGISTER = re.compile(r"%%?([a-z_][a-z0-9_.]*)")
 PTX_SPECIAL = frozenset(
     {
@@ -335,6 +338,7 @@ class Extractor:
             if "::" in name:
                 parts = tuple(name.split("::"))
                 self.qualified.setdefault(parts[0], []).append(parts)
+        self.flow = Flow(self)  # named constants and their uses (warp-width analysis)
 
     # -- helpers ---------------------------------------------------------------------------
     def _name(self, file_ptr: int) -> str:
@@ -424,18 +428,34 @@ class Extractor:
         kind = c.kind
         if kind in DECLARING_KINDS and c.spelling:
             self.facts.declared.add(c.spelling)
+        if kind == K.VAR_DECL:
+            self.flow.declare(c)
         if kind in (K.ENUM_DECL, K.NAMESPACE) or (kind == K.LINKAGE_SPEC and depth < 3):
             for child in children(c):
                 if child.kind == K.ENUM_CONSTANT_DECL:
                     self.facts.declared.add(child.spelling)
+                    self.flow.declare(child)
                 elif depth < 3:
                     self.declare(child, depth + 1)
+        elif kind in (K.STRUCT_DECL, K.CLASS_DECL, K.CLASS_TEMPLATE) and depth < 3:
+            for child in children(c):  # static const members and member enumerators
+                if child.kind == K.VAR_DECL:
+                    self.flow.declare(child)
+                elif child.kind == K.ENUM_DECL:
+                    for e in children(child):
+                        self.flow.declare(e)
 
     def visit(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
         kid = c._kind_id  # an int: CursorKind lookups per node add up over a whole tree
         if kid == _UNEXPOSED_EXPR:
             kids = children(c)
             self.unresolved_call(c, kids, space, fname)
+        elif kid == _DECL_REF_EXPR:
+            self.flow.ref(c, space, fname, parents)
+            kids = children(c)
+        elif kid == _ARRAY_SUBSCRIPT_EXPR and space not in ("host", "file"):
+            kids = children(c)
+            self.flow.subscript(c, kids, space, fname, parents)
         else:
             if kid in _FUNCTION_IDS:
                 if kid == _FUNCTION_DECL and _instantiation(c):
@@ -449,9 +469,11 @@ class Extractor:
                 self.decl(c, c.kind, space, fname)
             elif kid == _ENUM_CONSTANT_DECL:
                 self.simple_decl(c, "enumerator", space)
+                self.flow.declare(c)
             elif kid == _ASM_STMT:
                 self.asm(c, space, fname)
             elif kid == _INTEGER_LITERAL:
+                self.flow.literal(c, space, fname, parents)
                 if space not in ("host", "file"):
                     self.literal(c, space, fname, parents)
                 return
@@ -671,6 +693,8 @@ class Extractor:
             )
             if size is not None:
                 self.facts.shared_sizes.append(size)
+        if 0 in const_args:
+            self.flow.mask_argument(c, callee, arguments, space, fname)
         self.facts.calls.append(
             CallFact(
                 callee=callee,
@@ -747,6 +771,8 @@ class Extractor:
         elif sc == ci.StorageClass.STATIC:
             storage.append("static")
         t = c.type if kind not in (K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL) else c.underlying_typedef_type
+        if kind in (K.VAR_DECL, K.TEMPLATE_NON_TYPE_PARAMETER):
+            self.flow.declare(c, t)
         spelled = self.spelled_prefix(c, where[1], where[2])
         if "__managed__" in spelled:
             storage.append("managed")

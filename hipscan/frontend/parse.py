@@ -34,6 +34,8 @@ DEVICE_FACTS = (
     "members",
     "assigns",
     "shared_sizes",
+    "uses",
+    "subscripts",
 )
 UNDECLARED = re.compile(
     r"use of undeclared identifier '?([A-Za-z_][A-Za-z0-9_]*)'?|unknown type name '([A-Za-z_][A-Za-z0-9_]*)'"

@@ -111,6 +111,18 @@ def sarif_dict(result: ScanResult, ctx: ReportContext) -> dict:
             entry["locations"][0]["logicalLocations"] = [{"name": f.function, "kind": "function"}]
         if f.fix:
             entry["properties"]["remediation"] = f.fix
+        if f.related:  # the uses a warp-width constant reaches, or the root a use comes from
+            entry["relatedLocations"] = [
+                {
+                    "id": n,
+                    "physicalLocation": {
+                        "artifactLocation": _artifact(r.path),
+                        "region": {"startLine": max(1, r.line), "startColumn": max(1, r.column)},
+                    },
+                    "message": {"text": "defined here" if r.role == "definition" else r.role},
+                }
+                for n, r in enumerate(f.related)
+            ]
         results.append(entry)
 
     root_uri = Path(result.root).resolve().as_uri().rstrip("/") + "/"

@@ -9,10 +9,28 @@ from hipscan.model import ScanResult
 from hipscan.report.context import ReportContext, summary
 from hipscan.textsafe import escape_controls
 
+MAX_NOTES = 20  # related locations printed per finding (the JSON and SARIF carry them all)
+
 
 def format_finding(f) -> str:
-    """One line whatever the file is called: control characters in names are escaped."""
-    return escape_controls(f"{f.path}:{f.line}:{f.column}: {f.rule} [{f.severity}] {f.message}")
+    """The finding's line, then a compiler-style `note:` line per related location; control
+    characters in names are escaped, so each stays one line whatever the file is called."""
+    head = escape_controls(f"{f.path}:{f.line}:{f.column}: {f.rule} [{f.severity}] {f.message}")
+    related = getattr(f, "related", ())
+    if not related:
+        return head
+    notes = [
+        escape_controls(f"{r.path}:{r.line}:{r.column}: note: {_role(r.role)}") for r in related[:MAX_NOTES]
+    ]
+    if len(related) > MAX_NOTES:
+        notes.append(
+            escape_controls(f"{f.path}:{f.line}:{f.column}: note: and {len(related) - MAX_NOTES} more uses")
+        )
+    return "\n".join([head, *notes])
+
+
+def _role(role: str) -> str:
+    return "defined here" if role == "definition" else f"used here: {role}"
 
 
 def render_text(result: ScanResult, ctx: ReportContext) -> str:

@@ -101,6 +101,14 @@ def _format_reference() -> list[str]:
         + ", ".join(f"`{k}`" for k in API_STATUSES)
         + ".",
         "",
+        "`width` facts are not read from the source but derived by the analysis stage",
+        "(`hipscan/analysis/warp.py`): a warp-width value (32, 31, 5, 16, a 32-bit full mask, or a",
+        'value computed from one) where it is written (`sink = "definition"`, one per named root,',
+        "its uses attached as related locations) or where it is used (`array-dim`, `compare`,",
+        "`loop-bound`, `binop`, `arg`, `launch`, `launch-bounds`, `template-arg`, `static-assert`,",
+        "`init`), with the root it came from; a chain through a function argument or a template",
+        "parameter's default caps the finding's confidence at medium.",
+        "",
     ]
     return out
 

@@ -75,6 +75,7 @@ INDEX_KEYS = {
     "include": ("name", "name"),
     "member": ("member", "member"),
     "build": ("kind", "kind"),
+    "width": ("sink", "sink"),
 }
 
 
@@ -230,7 +231,10 @@ class RuleSet:
                     loc = fact.loc
                     key = (rule.id, loc.path, loc.line, loc.column)
                     if key not in hits:
-                        hits[key] = (rule, spec.confidence or rule.confidence, placeholders, fact)
+                        confidence = _lower(
+                            spec.confidence or rule.confidence, getattr(fact, "confidence", None)
+                        )
+                        hits[key] = (rule, confidence, placeholders, fact)
         return self._findings(hits, facts, options, read_line)
 
     def _findings(self, hits, facts: FileFacts, options: RuleOptions, read_line) -> list[Finding]:
@@ -265,6 +269,9 @@ class RuleSet:
                 continue
             if _suppressed(facts, rule, loc[0], loc[1]) or loc[:2] in off_hip:
                 continue
+            roots = [r for r in getattr(fact, "related", ()) if r.role == "definition"]
+            if any((r.path, r.line) in off_hip for r in roots):
+                continue  # derived from a root the project defines per platform: already ported
             if options.hip_names and not options.hip_names.isdisjoint(_subjects(fact)):
                 continue  # the project's HIP build has its own definition of this name
             values = {
@@ -294,9 +301,19 @@ class RuleSet:
                     function=getattr(fact, "function", "") or "",
                     snippet=snippet,
                     fix=_format(rule.short_fix, values),
+                    related=tuple(getattr(fact, "related", ()) or ()),
                 )
             )
         return out
+
+
+def _lower(confidence: str, cap: str | None) -> str:
+    """A rule's confidence, at most the fact's own (a chain through a function argument or a
+    guessed template argument is at most medium)."""
+    order = ("low", "medium", "high")
+    if cap in order and order.index(cap) < order.index(confidence):
+        return cap
+    return confidence
 
 
 def _subjects(fact: object) -> set[str]:

@@ -31,6 +31,7 @@ from hipscan.facts import (
     LaunchFact,
     LiteralFact,
     MemberRefFact,
+    WidthFact,
 )
 from hipscan.ppexpr import same_branch
 from hipscan.rules.schema import ArgCond, MatchSpec
@@ -51,6 +52,7 @@ FACT_LISTS = {
     "api": "idents",
     "smem": "shared_sizes",  # valued into budgets by hipscan.analysis.smem (see DERIVED)
     "function_ref": "function_refs",
+    "width": "widths",
 }
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -91,6 +93,9 @@ class TUIndex:
                 if m:
                     self.declared.add(m.group(0))
         self._calls = facts.calls
+        self._call_lines: dict[tuple[str, str, str], list[int]] | None = None
+        self._uses = getattr(facts, "uses", ())
+        self._tiles: dict[tuple, set[str]] = {}
         self._callbacks: dict[str, set[str]] = {}
         self.declaration_sites = {(d.loc.path, d.loc.line, d.loc.column) for d in facts.decls}
         self.declaration_sites.update((f.loc.path, f.loc.line, f.loc.column) for f in facts.functions)
@@ -117,6 +122,32 @@ class TUIndex:
                 return False
             found = True
         return found
+
+    def tile_functions(self, templates: tuple[str, ...], limit: int) -> set[str]:
+        """Functions that instantiate one of ``templates`` (`tiled_partition<32>`) with a size of
+        at most ``limit`` lanes: code written for tiles of that size (logical warps)."""
+        key = (templates, limit)
+        if key not in self._tiles:
+            self._tiles[key] = {
+                u.function
+                for u in self._uses
+                if u.role == "template-arg" and u.op in templates and 0 < u.value <= limit
+            }
+        return self._tiles[key]
+
+    def followed_by(self, loc, function: str, items: tuple[str, ...]) -> bool:
+        """Whether ``function`` calls one of ``items`` ("callee:lines") on ``loc``'s line or within
+        that many lines after it."""
+        if self._call_lines is None:
+            self._call_lines = defaultdict(list)
+            for c in self._calls:
+                self._call_lines[(c.loc.path, c.function, c.callee)].append(c.loc.line)
+        for item in items:
+            callee, _, n = item.partition(":")
+            for line in self._call_lines.get((loc.path, function, callee), ()):
+                if loc.line <= line <= loc.line + int(n):
+                    return True
+        return False
 
     def idents_in(self, path: str, function: str) -> set[str]:
         """Watched identifiers used in one function."""
@@ -453,6 +484,74 @@ def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dic
     }
 
 
+def match_width(spec: MatchSpec, f: WidthFact, index: TUIndex, _opts) -> dict | None:
+    if not (
+        _in(spec, "sink", f.sink)
+        and _in(spec, "value", f.value)
+        and _in(spec, "root_value", f.root_value)
+        and _in(spec, "root_kind", f.root_kind)
+        and _in(spec, "op", f.op)
+        and _in(spec, "index", f.index)
+        and _re(spec, "op_regex", f.op)
+        and _re(spec, "root_regex", f.root)
+        and _not_re(spec, "not_root_regex", f.root)
+        and _re(spec, "other_regex", f.other)
+        and _not_re(spec, "not_other_regex", f.other)
+        and _re(spec, "expr_regex", f.expr)
+        and _not_re(spec, "not_expr_regex", f.expr)
+        and _re(spec, "subscript_regex", f.subscript)
+        and _re(spec, "decl_type_regex", f.decl_type)
+        and _not_re(spec, "not_decl_type_regex", f.decl_type)
+    ):
+        return None
+    if "root_regex" in spec.conds and not f.root:
+        return None
+    if "subscript_regex" in spec.conds and not f.subscript:
+        return None
+    derived = spec.conds.get("derived")
+    if derived is not None and derived != (f.value != f.root_value):
+        return None
+    through = spec.conds.get("through_call")
+    if through is not None and through != bool(f.via):
+        return None
+    storage = spec.conds.get("storage")
+    if storage is not None and not set(storage) & set(f.storage):
+        return None
+    beside = spec.conds.get("beside_regex")
+    if beside is not None and not any(beside.search(b) for b in f.beside):
+        return None
+    roles = [r.role for r in f.related]
+    reaches = spec.conds.get("reaches_regex")
+    if reaches is not None and not any(reaches.search(r) for r in roles):
+        return None
+    avoid = spec.conds.get("not_reaches_regex")
+    if avoid is not None and any(avoid.search(r) for r in roles):
+        return None
+    if len(roles) < spec.conds.get("uses_min", 0):
+        return None
+    root_at = f"{f.root_loc.path}:{f.root_loc.line}" if f.root_loc is not None else ""
+    return {
+        "match": f.root or f.written or str(f.value),
+        "sink": f.sink,
+        "value": str(f.value),
+        "root": f.root,
+        "root_value": str(f.root_value),
+        "root_kind": f.root_kind,
+        "root_at": root_at,
+        "op": f.op,
+        "index": str(f.index),
+        "other": f.other,
+        "expr": f.expr,
+        "subscript": f.subscript,
+        "via": f" in `{f.via}`, which it is passed to" if f.via else "",
+        "chain": f.chain,
+        "decl_type": f.decl_type,
+        "written": f.written or str(f.value),
+        "uses": str(len(roles)),
+        "from_root": f" (from `{f.root}` = {f.root_value} at {root_at})" if f.root and root_at else "",
+    }
+
+
 def match_member(spec: MatchSpec, f: MemberRefFact, index: TUIndex, _opts) -> dict | None:
     if not (
         _in(spec, "member", f.member)
@@ -704,6 +803,7 @@ MATCHERS: dict[str, Callable[..., dict | None]] = {
     "api": match_api,
     "smem": match_smem,
     "function_ref": match_function_ref,
+    "width": match_width,
 }
 
 
@@ -739,6 +839,16 @@ def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
         return False
     unused = spec.conds.get("not_tu_uses")
     if unused is not None and not index.names_used.isdisjoint(unused):
+        return False
+    tile = spec.conds.get("unless_tile_le")
+    if (
+        tile is not None
+        and function
+        and function in index.tile_functions(spec.conds.get("tile_templates", ()), tile)
+    ):
+        return False
+    followed = spec.conds.get("unless_followed_by")
+    if followed is not None and function and index.followed_by(fact.loc, function, followed):
         return False
     callbacks = spec.conds.get("in_callback_of")
     if callbacks is not None:

@@ -158,6 +158,13 @@ COMMON_KEYS = {
     "width_arg": "strs",
     "in_callback_of": "strs",  # "cudaLaunchHostFunc:1": enclosing function is passed there
     "unless_file_calls": "strs",  # the translation unit names none of these functions anywhere
+    # "__syncthreads:2": skip when the enclosing function calls it on the fact's line or within
+    # that many lines after (a block-wide reduction step, not warp-synchronous code)
+    "unless_followed_by": "strs",
+    # skip in functions that split the block into cooperative-groups tiles (`tile_templates`,
+    # e.g. tiled_partition) of at most this many lanes: lane math there is the tile's
+    "unless_tile_le": "int",
+    "tile_templates": "strs",
     "path_regex": "regex",
     # the translation unit also uses one of these names (a call, a watched identifier, or a
     # member read in an expression): e.g. the device clock rate that turns cycles into time
@@ -219,6 +226,32 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "record_regex": "regex",
         "expr_regex": "regex",
         "not_guard_regex": "regex",  # the `if` the comparison decides ("if (COND) THEN else ELSE")
+    },
+    # derived by hipscan.analysis.warp: a warp-width value where it is written or where it bites
+    "width": {
+        "sink": "strs",  # definition | array-dim | compare | loop-bound | binop | arg | launch | ...
+        "value": "ints",  # the value at the sink
+        "root_value": "ints",  # the value where the root writes it
+        "root_kind": "strs",  # macro | var | enumerator | template-param | literal
+        "root_regex": "regex",  # the root's name
+        "not_root_regex": "regex",
+        "derived": "bool",  # the value at the sink differs from the root's (kWarpSize * 6 / 8)
+        "op": "strs",
+        "op_regex": "regex",
+        "index": "ints",  # argument position (arg, launch)
+        "other_regex": "regex",
+        "not_other_regex": "regex",
+        "expr_regex": "regex",
+        "not_expr_regex": "regex",
+        "subscript_regex": "regex",  # array-dim: an index expression of the array
+        "through_call": "bool",  # the array reaches its subscript through a function argument
+        "decl_type_regex": "regex",
+        "not_decl_type_regex": "regex",
+        "storage": "strs",
+        "beside_regex": "regex",  # another warp-width use in the same function ("role other op value")
+        "reaches_regex": "regex",  # definition: one of its uses' roles ("argument 0 of __shfl_sync")
+        "not_reaches_regex": "regex",  # definition: none of its uses' roles
+        "uses_min": "int",  # definition: at least this many uses
     },
     "assign": {
         "lhs_type": "strs",  # exact type names: the front end records only watched ones
@@ -287,6 +320,27 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         {"value", "spelling", "written", "macro", "role", "op", "other", "other_type", "expr"}
     ),
     "member": frozenset({"member", "record", "expr"}),
+    "width": frozenset(
+        {
+            "sink",
+            "value",
+            "root",
+            "root_value",
+            "root_kind",
+            "root_at",
+            "op",
+            "index",
+            "other",
+            "expr",
+            "subscript",
+            "via",
+            "chain",
+            "decl_type",
+            "written",
+            "uses",
+            "from_root",
+        }
+    ),
     "assign": frozenset({"op", "lhs_type", "rhs_type", "rhs"}),
     "include": frozenset({"name", "resolved"}),
     "directive": frozenset({"kind", "text", "names"}),
@@ -483,6 +537,11 @@ def parse_match(table: Any, path: Path, key: str) -> MatchSpec:
                 raise RuleFileError(path, sub, f"must be one of: {', '.join(API_STATUSES)}")
             if k == "attribute" and parsed not in ("launch_bounds", "cluster_dims"):
                 raise RuleFileError(path, sub, "must be launch_bounds or cluster_dims")
+            if k == "unless_followed_by":
+                for item in parsed:
+                    name, _, lines = item.partition(":")
+                    if not name or not lines.isdigit():
+                        raise RuleFileError(path, sub, f"{item!r}: write 'callee:lines'")
             if k == "in_callback_of":
                 for item in parsed:
                     name, _, idx = item.partition(":")
