@@ -86,7 +86,9 @@ def scan(
     """Scan files and folders; the findings of a header are reported once."""
     config = config or ScanConfig()
     started = time.perf_counter()
-    ruleset = ruleset or load_rules([Path(d) for d in config.rules_dirs])
+    if not ruleset:  # (an empty set too, as before)
+        cache_dir = config.cache_path() if config.use_cache else None
+        ruleset = load_rules([Path(d) for d in config.rules_dirs], cache_dir=cache_dir)
     sources = discover([Path(p) for p in paths], config.excludes)
     trees: list[VendoredTree] = []
     if not config.include_vendored:

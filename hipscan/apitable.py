@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
+from typing import NamedTuple
 
 
 @lru_cache(maxsize=512)  # a few hundred distinct strings over 10,000 rows, asked for again and again
@@ -17,8 +18,10 @@ def parse_version(text: str) -> tuple[int, ...] | None:
     return tuple(int(p) for p in text.split(".") if p.isdigit())
 
 
-@dataclass(frozen=True, slots=True)
-class ApiEntry:
+class ApiEntry(NamedTuple):
+    """One table row. A named tuple, not a dataclass: 10,000 of them are built at every start,
+    and a tuple is built in one step where a frozen dataclass sets each field in turn."""
+
     library: str  # runtime | driver | device | rtc | complex | cublas | ... | cub
     section: str
     kind: str  # function | device_function | type | enum | enum_value | macro | struct | ...
@@ -61,7 +64,7 @@ class ApiTable:
         for name, hip in renames.items():
             e = entries.get(name)
             if e is not None and not (e.hip_name or e.roc_name):
-                entries[name] = replace(e, hip_name=hip, unsupported=False, no_hip_or_roc=False)
+                entries[name] = e._replace(hip_name=hip, unsupported=False, no_hip_or_roc=False)
         return ApiTable(entries)
 
 
@@ -86,26 +89,58 @@ _TEXT_FIELDS = (
 )  # ApiEntry's leading fields, in order
 
 
-@cache
+_LOADED: list[ApiTable] = []  # the process's table, once loaded or restored
+
+
 def load_api_table() -> ApiTable:
-    """Load the packaged table. Where a name appears twice (struct tags), the first row wins."""
-    entries: dict[str, ApiEntry] = {}
+    """The packaged table, loaded once per process (or restored by ``adopt_api_table``)."""
+    if not _LOADED:
+        _LOADED.append(ApiTable({row[3]: ApiEntry._make(row) for row in _read_rows()}))
+    return _LOADED[0]
+
+
+def api_table_rows() -> list[tuple]:
+    """The loaded table as plain tuples in ``ApiEntry`` field order (what a cache stores)."""
+    return [tuple(e) for e in load_api_table().entries.values()]
+
+
+def adopt_api_table(rows: list[tuple]) -> ApiTable:
+    """The process's table from ``api_table_rows()`` of an earlier run (unless one is loaded):
+    the rule-set cache restores it without parsing the CSV again."""
+    if not _LOADED:
+        entries = {row[3]: ApiEntry._make(row) for row in rows}
+        if len(entries) != len(rows):
+            raise ValueError("API table rows: duplicate names")
+        _LOADED.append(ApiTable(entries))
+    return _LOADED[0]
+
+
+def _read_rows() -> list[tuple]:
+    """The CSV's rows in ``ApiEntry`` field order. Where a name appears twice (struct tags), the
+    first row wins."""
     text = resources.files("hipscan.data").joinpath("cuda2hip.csv").read_text(encoding="utf-8")
     rows = csv.reader(text.splitlines())
     col = {name: k for k, name in enumerate(next(rows))}  # plain rows: DictReader costs 3x more
     get = [col[f] for f in _TEXT_FIELDS]
+    name_col = col["cuda_name"]
     unsupported, no_hip_or_roc = col["unsupported"], col["no_hip_or_roc"]
+    roc_library = col["roc_library"]
+    seen: set[str] = set()
+    out: list[tuple] = []
     for row in rows:
-        name = row[col["cuda_name"]]
-        if name in entries:
+        name = row[name_col]
+        if name in seen:
             continue
-        entries[name] = ApiEntry(
-            *(row[k] for k in get),
-            unsupported=_flag(row[unsupported]),
-            no_hip_or_roc=_flag(row[no_hip_or_roc]),
-            roc_library=row[col["roc_library"]],
+        seen.add(name)
+        out.append(
+            (
+                *(row[k] for k in get),
+                _flag(row[unsupported]),
+                _flag(row[no_hip_or_roc]),
+                row[roc_library],
+            )
         )
-    return ApiTable(entries)
+    return out
 
 
 @cache

@@ -40,9 +40,9 @@ extra_rules_option = click.option(
 )
 
 
-def _load_rules(dirs=()):
+def _load_rules(dirs=(), cache_dir: Path | None = None):
     try:
-        return load_rules([Path(d) for d in dirs])
+        return load_rules([Path(d) for d in dirs], cache_dir=cache_dir)
     except RuleFileError as exc:
         click.echo(f"hipscan: error: {exc}", err=True)
         raise SystemExit(EXIT_USAGE) from None
@@ -141,7 +141,7 @@ def scan(
         check_output_dir(folder, "--report-dir")
         config = _exclude_report_folder(config, paths, folder)
     check_output_dir(emit_hip, "--emit-hip")
-    rules = _load_rules(config.rules_dirs)
+    rules = _load_rules(config.rules_dirs, config.cache_path() if config.use_cache else None)
     check_selection(rules, config)
     result = run_scan(paths, config, rules, progress=progress_printer(want_progress(progress)))
     for f in result.files:

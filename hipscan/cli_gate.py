@@ -48,7 +48,8 @@ def _root(kw: dict) -> Path:
 def _rules(config) -> object:
     from hipscan.rules import load_rules
 
-    return load_rules([Path(d) for d in config.rules_dirs])
+    cache_dir = config.cache_path() if config.use_cache else None
+    return load_rules([Path(d) for d in config.rules_dirs], cache_dir=cache_dir)
 
 
 def _guard(body: Callable[[], int]) -> None:

@@ -97,7 +97,9 @@ def collect(
     includes it with a given set of active #if branches, so a block only some includers enable
     is seen too, and a finding is reported once however many files include the header.
     """
-    setup: ParseSetup = make_setup(config)
+    # the precompiled shim is set up once a file needs parsing: a warm cache needs no clang at all
+    setup: ParseSetup = make_setup(config, precompile=False)
+    precompiled = not config.use_pch
     root = sources.root
     flags: dict[str, tuple[str, ...]] = {}
     if config.compile_commands:
@@ -178,6 +180,8 @@ def collect(
             if progress:
                 progress(done, total, facts.path)
             yield facts
+        if misses and not precompiled:
+            setup, precompiled = make_setup(config), True
         fresh = run_jobs(
             jobs_for(misses),
             setup,

@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import clang.cindex as ci
@@ -229,12 +230,20 @@ def clang_args(config: ScanConfig | None = None) -> list[str]:
     return base_args(config, "shim", None) + ["-include", str(SHIM_DIR / "hipscan_cuda.h")]
 
 
-def _shim_digest(args: list[str]) -> str:
+@cache
+def _shim_files_hash() -> hashlib._Hash:
+    """libclang's module path and the shim headers, hashed once per process (read per call
+    before: three times in a one-file translation)."""
     h = hashlib.sha256()
     h.update(ci.__file__.encode())
     for path in sorted(SHIM_DIR.rglob("*.h")):
         h.update(path.name.encode())
         h.update(path.read_bytes())
+    return h
+
+
+def _shim_digest(args: list[str]) -> str:
+    h = _shim_files_hash().copy()
     h.update("\0".join(args).encode())
     h.update("\0".join(PCH_HEADERS).encode())
     return h.hexdigest()[:20]
@@ -388,7 +397,9 @@ def _build(target: Path, args: list[str], prefix_include: str) -> bool:
         tmp.unlink(missing_ok=True)
 
 
-def make_setup(config: ScanConfig) -> ParseSetup:
+def make_setup(config: ScanConfig, precompile: bool = True) -> ParseSetup:
+    """The flags every parse shares; ``precompile=False`` leaves the precompiled shim out (it is
+    built or checked with a trial parse: not worth it when every file is a cache hit)."""
     mode = config.mode
     cuda_path = find_cuda_path(config) if mode in ("toolkit", "auto") else None
     if mode == "auto":
@@ -399,7 +410,7 @@ def make_setup(config: ScanConfig) -> ParseSetup:
     include = str(SHIM_DIR / ("hipscan_toolkit.h" if mode == "toolkit" else "hipscan_cuda.h"))
     prefix: tuple[str, ...] = ("-include", include)
     fallback = prefix
-    if config.use_pch:
+    if config.use_pch and precompile:
         pch = build_pch(config, args, include)
         if pch is not None:
             prefix = ("-include-pch", str(pch))

@@ -116,7 +116,7 @@ class RuleSet:
                     watched.update(self._api_names(spec))
         self.watched_identifiers: frozenset[str] = frozenset(watched)
         # (fact kind) -> name -> [(rule, block index, spec)] and the blocks without a name key
-        self._named: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+        self._named: dict[str, dict[str, list]] = defaultdict(_name_index)
         self._generic: dict[str, list] = defaultdict(list)
         for r in self.rules:
             for bi, spec in enumerate(r.match):
@@ -127,6 +127,20 @@ class RuleSet:
                         self._named[spec.fact][n].append((r, bi, spec))
                 else:
                     self._generic[spec.fact].append((r, bi, spec))
+
+    def cache_state(self) -> dict:
+        """Everything but the API tables, for the rule-set cache (which stores the table as rows;
+        the PyTorch-extension table is made again when a scan needs it)."""
+        return {k: v for k, v in vars(self).items() if k not in ("table", "_torch_table")}
+
+    @classmethod
+    def from_cache_state(cls, state: dict, table: ApiTable) -> RuleSet:
+        """The rule set ``cache_state`` described, without reading or indexing anything again."""
+        ruleset = cls.__new__(cls)
+        vars(ruleset).update(state)
+        ruleset.table = table
+        ruleset._torch_table = None
+        return ruleset
 
     def _api_names(self, spec: MatchSpec) -> set[str]:
         """Every table name this API block could report for some target ROCm release."""
@@ -316,6 +330,10 @@ def _lower(confidence: str, cap: str | None) -> str:
     return confidence
 
 
+def _name_index() -> defaultdict:
+    return defaultdict(list)  # a named factory: the index is pickled into the rule-set cache
+
+
 def _subjects(fact: object) -> set[str]:
     """The CUDA names a finding is about: the called function, the identifier, the function a
     literal argument is passed to (the mask of `__shfl_xor_sync`), the names in a declared type."""
@@ -357,15 +375,27 @@ def rule_files(directory: Path) -> list[Path]:
     return sorted(p for p in Path(directory).glob("*.toml") if p.is_file())
 
 
-def load_rules(extra_dirs: Iterable[Path | str] = (), *, builtin: bool = True) -> RuleSet:
+def load_rules(
+    extra_dirs: Iterable[Path | str] = (), *, builtin: bool = True, cache_dir: Path | None = None
+) -> RuleSet:
     """The built-in rules plus every ``*.toml`` in ``extra_dirs`` (``--rules DIR``).
 
+    With ``cache_dir`` the loaded and indexed set is kept there between runs (keyed by the rule
+    files, the API table and this package's source) and reused while none of them changes.
     Raises ``RuleFileError`` for a malformed file, a duplicate id or a duplicate name.
     """
+    dirs = ([rules_dir()] if builtin else []) + [Path(d) for d in extra_dirs]
+    if cache_dir is not None:
+        from hipscan.rules.cache import load_cached
+
+        return load_cached(dirs, Path(cache_dir), lambda: _load(dirs))
+    return _load(dirs)
+
+
+def _load(dirs: list[Path]) -> RuleSet:
     seen_ids: dict[str, str] = {}
     seen_names: dict[str, str] = {}
     rules: list[Rule] = []
-    dirs = ([rules_dir()] if builtin else []) + [Path(d) for d in extra_dirs]
     for d in dirs:
         if not Path(d).is_dir():
             raise RuleFileError(d, "directory", "not a directory of rule files")
