@@ -6,8 +6,10 @@ What a pre-commit hook pays per changed file: interpreter start, imports, rule l
 parse, the writes. Each command runs --runs times after one warm-up run (the facts cache and
 the precompiled shim are warm, as they are on a developer's machine, and Python's compiled
 modules are kept in a temporary PYTHONPYCACHEPREFIX), and the table gives the
-median and the fastest. With --before, the same commands run from another checkout of hipscan
-(e.g. `git worktree add /tmp/hipscan-main main`) and both rows are printed.
+median and the fastest wall time and the median CPU time (user + system of the process). With
+--before, the same commands run from another checkout of hipscan (e.g. `git worktree add
+/tmp/hipscan-main main`), the two trees' runs alternating so a change in the machine's load
+reaches both alike, and both rows are printed.
 For where the time goes: `python3 -X importtime -m hipscan translate FILE -o DIR` and
 `python3 -m cProfile -s cumulative -m hipscan translate FILE -o DIR`.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -47,15 +50,21 @@ def commands(source: Path, out: Path) -> dict[str, list[str]]:
     }
 
 
-def timed(tree: Path, args: list[str], env: dict[str, str]) -> float:
-    t0 = time.perf_counter()
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(tree: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one whole run."""
+    cpu0, t0 = _child_cpu(), time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "hipscan", *args], cwd=tree, env=env, capture_output=True, check=False
     )
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, _child_cpu() - cpu0
     if proc.returncode not in (0, 1):
         raise SystemExit(f"startup: {' '.join(args)} failed in {tree}: {proc.stderr.decode()[-500:]}")
-    return elapsed
+    return elapsed, cpu
 
 
 def main() -> None:
@@ -76,15 +85,23 @@ def main() -> None:
         env = dict(os.environ, XDG_CACHE_HOME=str(Path(tmp) / "cache"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
-        rows = []
-        for label, tree in trees:
-            for name, args in commands(source, Path(tmp) / f"out-{label}").items():
-                timed(tree, args, env)  # warm-up: facts cache, precompiled shim, .pyc files
-                runs = [timed(tree, args, env) for _ in range(ns.runs)]
-                rows.append((name, label, statistics.median(runs), min(runs)))
-    print(f"{'command':<26}{'tree':<12}{'median s':>10}{'min s':>8}   ({ns.runs} runs each)")
-    for name, label, median, fastest in sorted(rows):
-        print(f"{name:<26}{label:<12}{median:>10.2f}{fastest:>8.2f}")
+        runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for name in commands(source, Path(tmp)):
+            plan = [
+                (label, tree, commands(source, Path(tmp) / f"out-{label}")[name]) for label, tree in trees
+            ]
+            for _label, tree, args in plan:
+                timed(tree, args, env)  # warm-up: facts cache, rule set, precompiled shim, .pyc files
+            for _ in range(ns.runs):  # the trees in turn
+                for label, tree, args in plan:
+                    runs.setdefault((name, label), []).append(timed(tree, args, env))
+    print(
+        f"{'command':<26}{'tree':<12}{'median s':>10}{'min s':>8}{'median CPU s':>14}   ({ns.runs} runs each)"
+    )
+    for (name, label), times in sorted(runs.items()):
+        wall = [w for w, _ in times]
+        cpu = statistics.median(c for _, c in times)
+        print(f"{name:<26}{label:<12}{statistics.median(wall):>10.2f}{min(wall):>8.2f}{cpu:>14.2f}")
 
 
 if __name__ == "__main__":

@@ -118,7 +118,8 @@ def write_entry(path: Path, key: str, ruleset: RuleSet) -> None:
     ignored: the next run loads normally again."""
     try:
         payload = pickle.dumps(
-            {"rows": api_table_rows(), "state": ruleset.cache_state()}, protocol=pickle.HIGHEST_PROTOCOL
+            {"rows": _shared(api_table_rows()), "state": ruleset.cache_state()},
+            protocol=pickle.HIGHEST_PROTOCOL,
         )
     except Exception:  # something a newer rule field holds that pickle cannot store
         return
@@ -136,6 +137,13 @@ def write_entry(path: Path, key: str, ruleset: RuleSet) -> None:
     finally:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
+
+
+def _shared(rows: list[tuple]) -> list[tuple]:
+    """The rows with each repeated value (library, section, kind, release) one object: pickle then
+    stores it once and refers to it, and reading the entry back is about twice as fast."""
+    one: dict[object, object] = {}
+    return [tuple(one.setdefault(v, v) for v in row) for row in rows]
 
 
 def _prune(keep: Path) -> None:
