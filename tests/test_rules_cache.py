@@ -124,3 +124,21 @@ def test_unwritable_cache_folder_is_not_an_error(tmp_path: Path, fresh):
     blocker = tmp_path / "file"
     blocker.write_text("x")  # the cache folder would have to be inside a file
     _same(load_rules(cache_dir=blocker), fresh)
+
+
+def test_old_entries_and_stale_temporary_files_are_pruned(tmp_path: Path):
+    import os
+
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    olds = [folder / f"ruleset-{i}.pickle" for i in range(5)]
+    stale, fresh_tmp = folder / ".ruleset-x.pickle.1.tmp", folder / ".ruleset-y.pickle.2.tmp"
+    for i, f in enumerate([*olds, stale, fresh_tmp]):
+        f.write_bytes(b"x")
+        os.utime(f, (1000 + i, 1000 + i))
+    os.utime(fresh_tmp)  # being written now by another run
+    load_rules(cache_dir=tmp_path)
+    left = sorted(p.name for p in folder.iterdir())
+    assert len([n for n in left if n.startswith("ruleset-")]) == rcache.KEEP
+    assert "ruleset-4.pickle" in left and "ruleset-0.pickle" not in left
+    assert stale.name not in left and fresh_tmp.name in left

@@ -17,6 +17,7 @@ import os
 import pickle
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -147,7 +148,8 @@ def _shared(rows: list[tuple]) -> list[tuple]:
 
 
 def _prune(keep: Path) -> None:
-    """Drop all but the most recently written entries (each holds a copy of the API table)."""
+    """Drop all but the most recently written entries (each holds a copy of the API table) and
+    temporary files an hour old."""
 
     def mtime(p: Path) -> float:
         try:
@@ -158,3 +160,6 @@ def _prune(keep: Path) -> None:
     entries = sorted(keep.parent.glob("ruleset-*.pickle"), key=mtime, reverse=True)
     for old in [p for p in entries if p != keep][KEEP - 1 :]:
         old.unlink(missing_ok=True)
+    for tmp in keep.parent.glob(".ruleset-*.tmp"):  # left by a run killed while writing
+        if 0 < mtime(tmp) < time.time() - 3600:
+            tmp.unlink(missing_ok=True)
