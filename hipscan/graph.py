@@ -125,7 +125,9 @@ def build_graph(result: ScanResult) -> nx.DiGraph:
     functions: dict[tuple, FunctionFact] = {}
     includes, calls, launches = {}, {}, {}
     for ff in result.facts:
-        visible = frozenset(ff.files) | {ff.path}
+        # every project file the parse read, not only those whose facts this unit carries: which
+        # unit carries a shared header depends on which finished first
+        visible = frozenset(ff.inputs) | frozenset(ff.files) | {ff.path}
         for fn in ff.functions:
             functions.setdefault((fn.loc.path, fn.loc.line, fn.qualname), fn)
         for inc in ff.includes:

@@ -144,3 +144,27 @@ def test_same_named_functions_in_unrelated_files_are_not_linked(tmp_path):
     g = build_graph(ScanResult(tmp_path, files, [], facts))
     calls = sorted((a, b) for a, b, d in g.edges(data=True) if d["kind"] == "call")
     assert calls == [("fn:a/main.cu:2:ka", "fn:a/k.cuh:1:reduce")]
+
+
+def test_a_call_into_a_header_another_unit_carries_is_resolved(tmp_path):
+    """Which unit carries a shared header's facts depends on which parse finished first; a call
+    from a unit that only read the header must still reach the header's definition, even when
+    another program defines a function of the same name."""
+    from hipscan.facts import CallFact, FileFacts, FunctionFact, Loc
+    from hipscan.model import ScanResult
+
+    def fn(path, name, line, space="device"):
+        return FunctionFact(name=name, qualname=name, loc=Loc(path, line, 1), end_line=line + 3, space=space)
+
+    carrier = FileFacts(path="a/other.cu", files=["a/other.cu", "a/common.cuh"], inputs=["a/common.cuh"])
+    carrier.functions = [fn("a/common.cuh", "lane_of", 2)]
+    reader = FileFacts(path="a/main.cu", files=["a/main.cu"], inputs=["a/common.cuh"])
+    reader.functions = [fn("a/main.cu", "k", 4, space="global")]
+    reader.calls = [CallFact("lane_of", "lane_of", Loc("a/main.cu", 5, 3), "global", "k")]
+    unrelated = FileFacts(path="b/lane.cu", files=["b/lane.cu"])
+    unrelated.functions = [fn("b/lane.cu", "lane_of", 1)]
+    for order in ([carrier, reader, unrelated], [reader, unrelated, carrier]):
+        g = build_graph(ScanResult(root=tmp_path, facts=order))
+        k = _node(g, "kernel", "k")
+        targets = [g.nodes[t]["path"] for t in g.successors(k) if g.edges[k, t]["kind"] == "call"]
+        assert targets == ["a/common.cuh"]
