@@ -289,6 +289,21 @@ class FunctionRefFact:
 
 
 @dataclass(frozen=True, slots=True)
+class DiagnosticFact:
+    """An error clang (and so hipcc) reports on project code, with its notes: a few of clang's
+    errors are code nvcc accepts (its parser is more lenient), and the rule files list which.
+    ``origin`` "clang" is clang's own diagnostic; "instantiation" is one hipscan states in clang's
+    words where clang would report it only when instantiating a template the scan never
+    instantiates (``Dep<T>::f<N>(x)`` without ``template``)."""
+
+    text: str
+    notes: tuple[str, ...]
+    loc: Loc
+    function: str
+    origin: str = "clang"
+
+
+@dataclass(frozen=True, slots=True)
 class IncludeFact:
     name: str  # as written between the quotes/brackets
     loc: Loc
@@ -361,6 +376,7 @@ class FileFacts:
     includes: list[IncludeFact] = field(default_factory=list)
     shared_sizes: list[SharedSizeFact] = field(default_factory=list)
     function_refs: list[FunctionRefFact] = field(default_factory=list)
+    clang_errors: list[DiagnosticFact] = field(default_factory=list)
     directives: list[DirectiveFact] = field(default_factory=list)
     branches: list[BranchFact] = field(default_factory=list)
     builds: list[BuildFact] = field(default_factory=list)

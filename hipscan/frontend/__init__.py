@@ -64,6 +64,7 @@ FACT_LISTS = (
     "function_refs",
     "uses",
     "subscripts",
+    "clang_errors",
 )
 
 

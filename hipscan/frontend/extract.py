@@ -15,6 +15,7 @@ from hipscan.facts import (
     AssignFact,
     BranchFact,
     CallFact,
+    DiagnosticFact,
     DeclFact,
     DirectiveFact,
     FileFacts,
@@ -78,6 +79,7 @@ _MEMBER_REF_EXPR = K.MEMBER_REF_EXPR.value
 _LAMBDA_EXPR = K.LAMBDA_EXPR.value
 _DECL_REF_EXPR = K.DECL_REF_EXPR.value
 _ARRAY_SUBSCRIPT_EXPR = K.ARRAY_SUBSCRIPT_EXPR.value
+_TEMPLATE_REF = K.TEMPLATE_REF.value
 BINOP_KINDS = frozenset({K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR})
 ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 CALLABLE_KINDS = frozenset(
@@ -391,6 +393,7 @@ class Extractor:
             self.declare(child)
             self.visit(child, "file", "", [])
         self.device_refs_from_diagnostics()
+        self.errors_from_diagnostics()
         if tokens:
             self.tokens_pass()
 
@@ -414,6 +417,60 @@ class Extractor:
             self.facts.function_refs.append(
                 FunctionRefFact(name=m.group(1), space="device", loc=loc, context="host", function=fname)
             )
+
+    def errors_from_diagnostics(self) -> None:
+        """clang's errors on the project files this translation unit carries, with their notes
+        (the rule files say which of them are code nvcc accepts and hipcc rejects)."""
+        seen: set[tuple[str, int, int, str]] = set()
+        for d in self.tu.diagnostics:
+            if d.severity < ci.Diagnostic.Error or d.location.file is None:
+                continue
+            entry = self.files.get(d.location.file.name)
+            if entry is None:
+                continue
+            key = (entry[0], d.location.line, d.location.column, d.spelling)
+            if key in seen or len(seen) >= MAX_ERROR_FACTS:
+                continue
+            seen.add(key)
+            self.facts.clang_errors.append(
+                DiagnosticFact(
+                    text=d.spelling,
+                    notes=tuple(n.spelling for n in d.children)[:8],
+                    loc=Loc(*key[:3]),
+                    function=self._enclosing(entry[0], d.location.offset),
+                )
+            )
+
+    def dependent_template(self, c: ci.Cursor, left: ci.Cursor, fname: str) -> None:
+        """``Dep<T>::f<N>(x)`` in a template, `f` a member function template of `Dep`'s class
+        template: without ``Dep<T>::template f`` clang parses ``f < N > (x)`` as comparisons and
+        rejects them once the template is instantiated, where nvcc accepts the call. The scan
+        reads template bodies uninstantiated, so the check is made here, in clang's words."""
+        scope = children(left)
+        if not scope or scope[0]._kind_id != _TEMPLATE_REF or binary_operator(c) != "<":
+            return
+        template = scope[0].referenced
+        if template is None or template.kind != K.CLASS_TEMPLATE:
+            return
+        words = [t.spelling for t in left.get_tokens()]
+        if len(words) < 2 or words[-2] != "::":
+            return
+        name = words[-1]
+        member = next(
+            (m for m in children(template) if m.kind == K.FUNCTION_TEMPLATE and m.spelling == name), None
+        )
+        where = self.loc(left)
+        if member is None or where is None:
+            return
+        self.facts.clang_errors.append(
+            DiagnosticFact(
+                text=f"missing 'template' keyword prior to dependent template name '{name}'",
+                notes=(f"'{name}' is a member function template of '{template.spelling}'",),
+                loc=where[0],
+                function=fname,
+                origin="instantiation",
+            )
+        )
 
     def _enclosing(self, rel: str, offset: int) -> str:
         """The function whose span holds ``offset`` (spans are recorded as the walk goes)."""
@@ -485,6 +542,8 @@ class Extractor:
                 self.assignment(c, space, fname)
                 self.shared_opt_in(c, space, fname)
             kids = children(c)
+            if kid in _BINOP_IDS and kids[0]._kind_id == _DECL_REF_EXPR and not kids[0].spelling:
+                self.dependent_template(c, kids[0], fname)
         parents.append(c)
         for child in kids:
             self.visit(child, space, fname, parents)
@@ -1324,6 +1383,7 @@ def _asm_text(ft: FileTokens, i: int) -> str:
 
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+MAX_ERROR_FACTS = 400  # per translation unit: a file whose headers are missing has hundreds
 _DEVICE_REF_DIAG = re.compile(r"reference to __device__ function '([^']+)' in __host__ function")
 # member records whose comparisons are read with the `if` they decide (compute capabilities)
 GUARDED_RECORDS = frozenset({"cudaDeviceProp", "cudaDeviceProp_t", "hipDeviceProp_t"})

@@ -22,6 +22,7 @@ from hipscan.facts import (
     BuildFact,
     CallFact,
     DeclFact,
+    DiagnosticFact,
     DirectiveFact,
     FileFacts,
     FunctionFact,
@@ -53,6 +54,7 @@ FACT_LISTS = {
     "smem": "shared_sizes",  # valued into budgets by hipscan.analysis.smem (see DERIVED)
     "function_ref": "function_refs",
     "width": "widths",
+    "diagnostic": "clang_errors",
 }
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -787,6 +789,19 @@ def match_function_ref(spec: MatchSpec, f: FunctionRefFact, index: TUIndex, _opt
     return {"match": f.name, "name": f.name, "space": f.space}
 
 
+_QUOTED = re.compile(r"'([^']+)'")
+
+
+def match_diagnostic(spec: MatchSpec, f: DiagnosticFact, index: TUIndex, _opts) -> dict | None:
+    notes = " | ".join(f.notes)
+    if not (
+        _in(spec, "origin", f.origin) and _re(spec, "text_regex", f.text) and _re(spec, "note_regex", notes)
+    ):
+        return None
+    quoted = _QUOTED.findall(f.text)  # the name a diagnostic is about is quoted last
+    return {"match": f.text, "text": f.text, "notes": notes, "name": quoted[-1] if quoted else ""}
+
+
 MATCHERS: dict[str, Callable[..., dict | None]] = {
     "call": match_call,
     "launch": match_launch,
@@ -804,6 +819,7 @@ MATCHERS: dict[str, Callable[..., dict | None]] = {
     "smem": match_smem,
     "function_ref": match_function_ref,
     "width": match_width,
+    "diagnostic": match_diagnostic,
 }
 
 

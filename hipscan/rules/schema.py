@@ -292,6 +292,8 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "overload_params_regex": "regex",  # another function of the same name has such params
     },
     "function_ref": {"name_regex": "regex"},  # a device function named as a value in host code
+    # an error clang reports (or would report on instantiation) where nvcc accepts the code
+    "diagnostic": {"text_regex": "regex", "note_regex": "regex", "origin": "strs"},
     "smem": {  # shared-memory budgets (hipscan.analysis.smem)
         "kind": "strs",  # dynamic-attribute | launch | static | opt-in
         "over_lds": "bool",  # exceeds the LDS of at least one AMD target in scope (or fits all)
@@ -360,6 +362,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         }
     ),
     "function_ref": frozenset({"name", "space"}),
+    "diagnostic": frozenset({"text", "notes", "name"}),
     "smem": frozenset({"kind", "kernel", "bytes", "kib", "expr", "how", "targets", "lds", "fits"}),
     "api": frozenset(
         {
