@@ -332,6 +332,7 @@ class Extractor:
         self.spans: dict[str, list[tuple[int, int, str, str]]] = {}  # rel -> (start, end, space, name)
         self._names: dict[int, str] = {0: ""}  # CXFile pointer -> name, converted once
         self._macros: dict[str, ci.Cursor] | None = None  # project macro definitions, on demand
+        self._body_calls: dict[tuple[str, int, str], int] = {}  # calls seen per macro expansion
         self.root = root
         # watched qualified names ("thrust::cuda::par"), by their first component: the token
         # pass finds them where the namespace's headers are missing and the AST has nothing
@@ -736,6 +737,13 @@ class Extractor:
             # the call is written in another macro's argument (`CHECK(cudaFuncSetAttribute(...))`):
             # its arguments' text is where they are spelled
             args = tuple(t or self.spelled_text(a) for t, a in zip(args, arguments, strict=True))
+        elif self.word_at(*where[1:3]) not in ("", callee):
+            # written in the body of the project macro used here: report it where it is written,
+            # the line a port edits, with the arguments as the body spells them
+            body = self.macro_body_call(where[1], where[2], callee)
+            if body is not None:
+                loc, spelled = body
+                args = tuple(spelled) + ("",) * (len(args) - len(spelled))
         arg_types = (
             tuple(a.type.get_canonical().spelling for a in arguments)
             if member_of or callee in TYPED_ARGUMENT_CALLEES
@@ -1027,8 +1035,7 @@ class Extractor:
             top = p
         return self.text(top, 200)
 
-    def macro_literal(self, name: str, value: int) -> tuple[Loc, str] | None:
-        """Where the project macro ``name`` writes the literal ``value``: (location, text)."""
+    def macro_definition(self, name: str) -> ci.Cursor | None:
         if self._macros is None:
             in_system = _lib.clang_Location_isInSystemHeader
             self._macros = {
@@ -1036,7 +1043,61 @@ class Extractor:
                 for c in children(self.tu.cursor)
                 if c._kind_id == _MACRO_DEFINITION and not in_system(c.location)
             }
-        definition = self._macros.get(name)
+        return self._macros.get(name)
+
+    def macro_body_call(self, absname: str, offset: int, callee: str) -> tuple[Loc, list[str]] | None:
+        """Where the body of the macro used at ``offset`` (or of a project macro that body uses)
+        writes its next call of ``callee`` (the n-th call of it one expansion brings is the n-th
+        the bodies spell), with the arguments as written there; None when no body defined in
+        the same file spells the call."""
+        key = (absname, offset, callee)
+        nth = self._body_calls.get(key, 0)
+        self._body_calls[key] = nth + 1
+        for found in self._body_calls_of(self.word_at(absname, offset), callee, absname, 3):
+            if nth == 0:
+                return found
+            nth -= 1
+        return None
+
+    def _body_calls_of(self, macro: str, callee: str, absname: str, depth: int):
+        """The calls of ``callee`` the body of ``macro`` spells, nested project macros' included,
+        in the order they are written: (location, argument texts). Only macros defined in the
+        file that uses them: a fact stays in the file whose facts carry it (a header's facts are
+        taken from one translation unit only)."""
+        definition = self.macro_definition(macro)
+        if definition is None or depth == 0:
+            return
+        ptr, _line, _col, start = file_location_ptr(definition.extent.start)
+        end = file_location_ptr(definition.extent.end)[3]
+        if self._name(ptr) != absname:
+            return
+        entry = self.files[absname]
+        rel, ft = entry
+        toks = ft.tokens
+        i = token_index(ft, start) + 1  # past the macro's own name
+        while i < len(toks) and toks[i].offset < end:
+            t = toks[i]
+            i += 1
+            if t.kind != IDENT:
+                continue
+            if t.text != callee:
+                if t.text != macro and t.text in self._macros:
+                    yield from self._body_calls_of(t.text, callee, absname, depth - 1)
+                continue
+            j = i
+            if j < len(toks) and toks[j].text == "<":  # cudaLaunchKernel<FUNC>(...)
+                level = 0
+                while j < len(toks) and toks[j].offset < end:
+                    level += {"<": 1, ">": -1}.get(toks[j].text, 0)
+                    j += 1
+                    if level == 0:
+                        break
+            if j < len(toks) and toks[j].text == "(":
+                yield Loc(rel, t.line, t.column), [_CONTINUED.sub(" ", a) for a in _paren_args(ft, j)[0]]
+
+    def macro_literal(self, name: str, value: int) -> tuple[Loc, str] | None:
+        """Where the project macro ``name`` writes the literal ``value``: (location, text)."""
+        definition = self.macro_definition(name)
         if definition is None:
             return None
         ptr, line, _col, off = file_location_ptr(definition.location)
@@ -1383,6 +1444,7 @@ def _asm_text(ft: FileTokens, i: int) -> str:
 
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_CONTINUED = re.compile(r"\\\s*\n\s*")  # a macro body's line continuation
 MAX_ERROR_FACTS = 400  # per translation unit: a file whose headers are missing has hundreds
 _DEVICE_REF_DIAG = re.compile(r"reference to __device__ function '([^']+)' in __host__ function")
 # member records whose comparisons are read with the `if` they decide (compute capabilities)
