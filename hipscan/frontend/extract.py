@@ -543,7 +543,7 @@ class Extractor:
                 self.assignment(c, space, fname)
                 self.shared_opt_in(c, space, fname)
             kids = children(c)
-            if kid in _BINOP_IDS and kids[0]._kind_id == _DECL_REF_EXPR and not kids[0].spelling:
+            if kid in _BINOP_IDS and kids and kids[0]._kind_id == _DECL_REF_EXPR and not kids[0].spelling:
                 self.dependent_template(c, kids[0], fname)
         parents.append(c)
         for child in kids:
