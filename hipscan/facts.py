@@ -143,6 +143,9 @@ class LiteralFact:
     macro: str = ""
     written: str = ""
     expr: str = ""  # the whole expression the literal sits in (up to the statement), ≤ 200 chars
+    # role arg: the macro the call is written through (`SHFL_DOWN(0xffffffff, v, i)` with
+    # `#define SHFL_DOWN __shfl_down_sync`), where a port fixes every such call at once
+    callee_macro: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +185,7 @@ class ConstUseFact:
     storage: tuple[str, ...] = ()  # storage of the declared variable (shared, ...)
     chain: tuple[NamedValue, ...] = ()
     guessed: bool = False  # the value is a template parameter's default: other arguments may differ
+    callee_macro: str = ""  # role arg: the macro the call is written through (see LiteralFact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +242,7 @@ class WidthFact:
     confidence: str = "high"  # medium through a function argument or a guessed value
     written: str = ""  # the root's value as written ("32", "0xffffffff", "~0u")
     related: tuple[RelatedLoc, ...] = ()  # definition: every use the root reaches; else the root
+    callee_macro: str = ""  # sink arg: the macro the call is written through (see LiteralFact)
 
 
 @dataclass(frozen=True, slots=True)

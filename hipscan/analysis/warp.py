@@ -40,10 +40,10 @@ MAX_SUBSCRIPTS = 6  # index expressions kept per array
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
-def role_text(sink: str, op: str, index: int, other: str) -> str:
+def role_text(sink: str, op: str, index: int, other: str, callee_macro: str = "") -> str:
     """How a use is shown beside its root (and what `reaches_regex` reads)."""
     if sink == "arg":
-        return f"argument {index} of {op}"
+        return f"argument {index} of {op}" + (f" through {callee_macro}" if callee_macro else "")
     if sink == "launch":
         return "launch shape" + (f" ({op} argument {index})" if op == "<<<>>>" and index >= 0 else f" ({op})")
     if sink == "template-arg":
@@ -113,6 +113,7 @@ def _from_use(u: ConstUseFact) -> list[WidthFact]:
             decl_type=u.decl_type,
             storage=u.storage,
             confidence="medium" if u.guessed else "high",
+            callee_macro=u.callee_macro,
             written=u.other if not u.chain else root.written if root else "",
             related=(
                 (RelatedLoc(root_loc.path, root_loc.line, root_loc.column, "definition"),) if root_loc else ()
@@ -278,7 +279,7 @@ def _definitions(facts: FileFacts, sinks: list[WidthFact]) -> list[WidthFact]:
             if where in seen or where == (loc.path, loc.line, loc.column):
                 continue
             seen.add(where)
-            related.append(RelatedLoc(*where, role_text(u.sink, u.op, u.index, u.other)))
+            related.append(RelatedLoc(*where, role_text(u.sink, u.op, u.index, u.other, u.callee_macro)))
         out.append(
             WidthFact(
                 sink="definition",

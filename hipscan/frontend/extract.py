@@ -142,6 +142,8 @@ WRAPPERS = frozenset(
 COMPARE_OPS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 # Integer values the warp-size analysis looks at; anything else in device code is irrelevant.
 WARP_VALUES = frozenset({5, 6, 15, 16, 24, 31, 32, 63, 64, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
+# the name a call's text starts with: `SHFL_DOWN(` (not `a.f(`, `ns::f(`, `f<T>(`)
+_CALL_HEAD = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
 PTX_REGISTER = re.compile(r"%%?([a-z_][a-z0-9_.]*)")
 PTX_SPECIAL = frozenset(
     {
@@ -874,6 +876,7 @@ class Extractor:
                 loc, written = at
                 macro = spelling
         role, op, other, other_type = "other", "", "", ""
+        callee_macro = ""
         child = c
         for p in reversed(parents):
             pk = p.kind
@@ -912,6 +915,8 @@ class Extractor:
                 role, other, other_type = "array-dim", p.spelling, p.type.spelling
             elif pk == K.CALL_EXPR:
                 role, op = "arg", callee_name(p)
+                if not macro:  # written at the call, not in the body of the macro it uses
+                    callee_macro = self.callee_macro(p, op)
                 args = list(p.get_arguments())
                 # the argument node itself: offsets cannot tell apart arguments written in a macro
                 other = str(next((i for i, a in enumerate(args) if a == child), -1))
@@ -934,8 +939,16 @@ class Extractor:
                 macro=macro,
                 written=written,
                 expr=self.whole_expression(c, parents),
+                callee_macro=callee_macro,
             )
         )
+
+    def callee_macro(self, call: ci.Cursor, callee: str) -> str:
+        """The name a call is written with where that is a macro standing for the callee
+        (`SHFL_DOWN(mask, v, i)` for `__shfl_down_sync`), else ""."""
+        text = self.text(call, 400)
+        m = _CALL_HEAD.match(text)
+        return m.group(1) if m and callee and m.group(1) != callee else ""
 
     def spelled_text(self, cursor: ci.Cursor, limit: int = 400) -> str:
         """An expression's text where it is spelled, for one written inside a macro argument."""

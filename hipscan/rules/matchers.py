@@ -470,6 +470,9 @@ def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dic
         and _not_re(spec, "not_expr_regex", f.expr)
     ):
         return None
+    via_macro = spec.conds.get("callee_macro")
+    if via_macro is not None and via_macro != bool(f.callee_macro):
+        return None
     return {
         "match": f.spelling,
         "expr": f.expr,
