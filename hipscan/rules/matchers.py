@@ -337,6 +337,13 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
         return None
     if "member_of_regex" in spec.conds and not f.member_of:
         return None
+    if not (
+        _re(spec, "mask_typedef_regex", f.mask_typedef)
+        and _not_re(spec, "not_mask_typedef_regex", f.mask_typedef)
+    ):
+        return None
+    if "mask_typedef_regex" in spec.conds and not f.mask_typedef:
+        return None
     if len(args) < spec.conds.get("arg_count_min", 0):
         return None
     if len(args) > spec.conds.get("arg_count_max", 1 << 30):

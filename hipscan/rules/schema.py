@@ -183,6 +183,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "arg": "args",
         "member_of_regex": "regex",
         "result_type_regex": "regex",
+        # a lane mask of the call is kept in a project typedef of a 32-bit integer so named
+        "mask_typedef_regex": "regex",
+        "not_mask_typedef_regex": "regex",
     },
     "launch": {
         "kernel_regex": "regex",
