@@ -474,6 +474,7 @@ def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dic
         and _not_re(spec, "not_other_regex", f.other)
         and _re(spec, "other_type_regex", f.other_type)
         and _re(spec, "spelling_regex", f.spelling)
+        and _re(spec, "expr_regex", f.expr)
         and _not_re(spec, "not_expr_regex", f.expr)
     ):
         return None

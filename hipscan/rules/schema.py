@@ -222,6 +222,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "not_other_regex": "regex",
         "other_type_regex": "regex",
         "spelling_regex": "regex",
+        "expr_regex": "regex",  # the whole expression around the literal
         "not_expr_regex": "regex",  # the whole expression around the literal must not match
         "callee_macro": "bool",  # role arg: the call is written through a macro naming the callee
     },
