@@ -55,6 +55,12 @@ class CallFact:
     # reads "type-parameter-0-0"), e.g. what a cooperative-groups shuffle is asked to move
     arg_types: tuple[str, ...] = ()
     const_args: tuple[int, ...] = ()  # indices of integer-constant arguments (watched callees)
+    # a lane mask kept in a project typedef of a 32-bit integer (`typedef hypre_uint hypre_mask;`,
+    # `using bitmask_t = unsigned int;`): argument 0 of a warp-sync intrinsic or `__popc`/`__ffs`,
+    # or the variable / return value a ballot's result goes to, has that type; the typedef is
+    # where a port widens every such mask at once
+    mask_typedef: str = ""
+    mask_typedef_loc: Loc | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +149,9 @@ class LiteralFact:
     macro: str = ""
     written: str = ""
     expr: str = ""  # the whole expression the literal sits in (up to the statement), ≤ 200 chars
+    # role arg: the macro the call is written through (`SHFL_DOWN(0xffffffff, v, i)` with
+    # `#define SHFL_DOWN __shfl_down_sync`), where a port fixes every such call at once
+    callee_macro: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +191,7 @@ class ConstUseFact:
     storage: tuple[str, ...] = ()  # storage of the declared variable (shared, ...)
     chain: tuple[NamedValue, ...] = ()
     guessed: bool = False  # the value is a template parameter's default: other arguments may differ
+    callee_macro: str = ""  # role arg: the macro the call is written through (see LiteralFact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +248,7 @@ class WidthFact:
     confidence: str = "high"  # medium through a function argument or a guessed value
     written: str = ""  # the root's value as written ("32", "0xffffffff", "~0u")
     related: tuple[RelatedLoc, ...] = ()  # definition: every use the root reaches; else the root
+    callee_macro: str = ""  # sink arg: the macro the call is written through (see LiteralFact)
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,10 +40,10 @@ MAX_SUBSCRIPTS = 6  # index expressions kept per array
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
-def role_text(sink: str, op: str, index: int, other: str) -> str:
+def role_text(sink: str, op: str, index: int, other: str, callee_macro: str = "") -> str:
     """How a use is shown beside its root (and what `reaches_regex` reads)."""
     if sink == "arg":
-        return f"argument {index} of {op}"
+        return f"argument {index} of {op}" + (f" through {callee_macro}" if callee_macro else "")
     if sink == "launch":
         return "launch shape" + (f" ({op} argument {index})" if op == "<<<>>>" and index >= 0 else f" ({op})")
     if sink == "template-arg":
@@ -80,7 +80,7 @@ def derive(facts: FileFacts) -> list[WidthFact]:
     sinks.extend(_launch_bounds(facts, sinks))
     sinks = _with_subscripts(facts, sinks)
     sinks = _beside(facts, sinks)
-    return sinks + _definitions(facts, sinks)
+    return sinks + _definitions(facts, sinks) + _mask_types(facts)
 
 
 def _from_use(u: ConstUseFact) -> list[WidthFact]:
@@ -113,6 +113,7 @@ def _from_use(u: ConstUseFact) -> list[WidthFact]:
             decl_type=u.decl_type,
             storage=u.storage,
             confidence="medium" if u.guessed else "high",
+            callee_macro=u.callee_macro,
             written=u.other if not u.chain else root.written if root else "",
             related=(
                 (RelatedLoc(root_loc.path, root_loc.line, root_loc.column, "definition"),) if root_loc else ()
@@ -278,7 +279,7 @@ def _definitions(facts: FileFacts, sinks: list[WidthFact]) -> list[WidthFact]:
             if where in seen or where == (loc.path, loc.line, loc.column):
                 continue
             seen.add(where)
-            related.append(RelatedLoc(*where, role_text(u.sink, u.op, u.index, u.other)))
+            related.append(RelatedLoc(*where, role_text(u.sink, u.op, u.index, u.other, u.callee_macro)))
         out.append(
             WidthFact(
                 sink="definition",
@@ -298,6 +299,48 @@ def _definitions(facts: FileFacts, sinks: list[WidthFact]) -> list[WidthFact]:
         )
     out.extend(_macro_definitions(facts, {loc for _name, loc in groups}))
     return out
+
+
+def _mask_types(facts: FileFacts) -> list[WidthFact]:
+    """A project typedef of a 32-bit integer that lane masks are kept in (`hypre_mask`,
+    `bitmask_t`): one fact at the typedef with every call that hands it a mask or takes one from
+    it, when one of them is a warp-sync intrinsic or a ballot (not a bit count alone)."""
+    groups: dict[tuple[str, Loc], list] = defaultdict(list)
+    for c in facts.calls:
+        if c.mask_typedef and c.mask_typedef_loc is not None:
+            groups[(c.mask_typedef, c.mask_typedef_loc)].append(c)
+    out = []
+    for (name, loc), calls in groups.items():
+        if not any(c.callee.endswith("_sync") or c.callee in _MASK_SOURCES for c in calls):
+            continue
+        related, seen = [], set()
+        for c in sorted(calls, key=lambda c: (c.loc.path, c.loc.line, c.loc.column)):
+            where = (c.loc.path, c.loc.line, c.loc.column)
+            if where not in seen:
+                seen.add(where)
+                role = f"result of {c.callee}" if c.callee in _MASK_SOURCES else f"argument 0 of {c.callee}"
+                related.append(RelatedLoc(*where, role))
+        out.append(
+            WidthFact(
+                sink="mask-type",
+                value=32,
+                root=name,
+                root_value=32,
+                root_loc=loc,
+                root_kind="typedef",
+                loc=loc,
+                context="file",
+                function="",
+                op=calls[0].callee,
+                related=tuple(related),
+                written=name,
+            )
+        )
+    return out
+
+
+# calls whose result is a lane mask (a typedef holding it is 32 bits too narrow)
+_MASK_SOURCES = frozenset({"__ballot", "__activemask", "__lanemask_lt"})
 
 
 def _macro_definitions(facts: FileFacts, done: set[Loc]) -> list[WidthFact]:

@@ -96,6 +96,25 @@ CALLABLE_KINDS = frozenset(
 CONFIG_FUNCTIONS = frozenset({"__cudaPushCallConfiguration", "cudaConfigureCall"})
 # calls whose argument types are recorded (as for method calls): runtime APIs that take a kernel,
 # which CUDA accepts as a function and HIP only as `const void *`
+# calls whose argument 0 is a lane mask, and calls whose result is one (mask typedefs)
+_SYNC = (
+    "__shfl_sync",
+    "__shfl_up_sync",
+    "__shfl_down_sync",
+    "__shfl_xor_sync",
+    "__any_sync",
+    "__all_sync",
+    "__uni_sync",
+    "__match_any_sync",
+    "__match_all_sync",
+    "__syncwarp",
+)
+MASK_ARGUMENT_CALLEES = frozenset((*_SYNC, "__ballot_sync", "__popc", "__ffs", "__clz", "__brev", "__fns"))
+MASK_RESULT_CALLEES = frozenset(
+    ("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__lanemask_lt")
+)
+_MASK_CANONICAL = (ci.TypeKind.UINT, ci.TypeKind.INT)
+_WIDE_SPELLING = re.compile(r"64|long|size_t|float|double|\*")
 TYPED_ARGUMENT_CALLEES = frozenset(
     {
         "cudaFuncSetAttribute",
@@ -144,6 +163,8 @@ WRAPPERS = frozenset(
 COMPARE_OPS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 # Integer values the warp-size analysis looks at; anything else in device code is irrelevant.
 WARP_VALUES = frozenset({5, 6, 15, 16, 24, 31, 32, 63, 64, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
+# the name a call's text starts with: `SHFL_DOWN(` (not `a.f(`, `ns::f(`, `f<T>(`)
+_CALL_HEAD = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
 PTX_REGISTER = re.compile(r"%%?([a-z_][a-z0-9_.]*)")
 PTX_SPECIAL = frozenset(
     {
@@ -253,6 +274,21 @@ def callee_target(kids: list[ci.Cursor]) -> ci.Cursor | None:
         if inner and inner[-1].kind == K.OVERLOADED_DECL_REF:
             return inner[-1]
     return target
+
+
+def _typedef_of(t: ci.Type | None, decl: ci.Cursor | None) -> ci.Cursor | None:
+    """The typedef a type is spelled with, also where clang lost the type (an unknown underlying
+    name from a header that was not found): then from the declaration's written type."""
+    if t is not None and t.kind == ci.TypeKind.ELABORATED:
+        t = t.get_named_type()
+    if t is not None and t.kind == ci.TypeKind.TYPEDEF:
+        d = t.get_declaration()
+        return d if d.kind in (K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL) else None
+    if decl is None or decl.kind not in (K.PARM_DECL, K.VAR_DECL, K.FIELD_DECL):
+        return None
+    ref = next((k for k in children(decl) if k.kind == K.TYPE_REF), None)
+    d = ref.referenced if ref is not None else None
+    return d if d is not None and d.kind in (K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL) else None
 
 
 def callee_name(call: ci.Cursor) -> str:
@@ -743,7 +779,8 @@ class Extractor:
             body = self.macro_body_call(where[1], where[2], callee)
             if body is not None:
                 loc, spelled = body
-                args = tuple(spelled) + ("",) * (len(args) - len(spelled))
+                spelled += [""] * (len(args) - len(spelled))
+                args = tuple(b or u for b, u in zip(spelled, args, strict=False))
         arg_types = (
             tuple(a.type.get_canonical().spelling for a in arguments)
             if member_of or callee in TYPED_ARGUMENT_CALLEES
@@ -762,6 +799,9 @@ class Extractor:
                 self.facts.shared_sizes.append(size)
         if 0 in const_args:
             self.flow.mask_argument(c, callee, arguments, space, fname)
+        mask_typedef, mask_typedef_loc = "", None
+        if callee in MASK_ARGUMENT_CALLEES or callee in MASK_RESULT_CALLEES:
+            mask_typedef, mask_typedef_loc = self.mask_typedef(c, callee, arguments, parents)
         self.facts.calls.append(
             CallFact(
                 callee=callee,
@@ -774,8 +814,56 @@ class Extractor:
                 member_of=member_of,
                 arg_types=arg_types,
                 const_args=const_args,
+                mask_typedef=mask_typedef,
+                mask_typedef_loc=mask_typedef_loc,
             )
         )
+
+    def mask_typedef(
+        self, c: ci.Cursor | None, callee: str, arguments: list[ci.Cursor], parents: list[ci.Cursor]
+    ) -> tuple[str, Loc | None]:
+        """The project typedef of a 32-bit integer a lane mask is kept in: argument 0's variable,
+        or where a ballot's result goes (a variable, an assignment, a function's return)."""
+        decl: ci.Cursor | None = None
+        if callee in MASK_ARGUMENT_CALLEES and arguments:
+            node = arguments[0]
+            while node.kind in WRAPPERS and node.kind != K.UNARY_OPERATOR:
+                kids = list(children(node))
+                if len(kids) != 1:
+                    break
+                node = kids[0]
+            if node.kind == K.DECL_REF_EXPR:
+                decl = _typedef_of(node.type, node.referenced)
+        if decl is None and callee in MASK_RESULT_CALLEES:
+            for p in reversed(parents):
+                if p.kind in WRAPPERS and p.kind != K.UNARY_OPERATOR:
+                    continue
+                if p.kind == K.VAR_DECL:
+                    decl = _typedef_of(p.type, p)
+                elif p.kind == K.BINARY_OPERATOR and binary_operator(p) == "=":
+                    lhs = next(iter(children(p)), None)
+                    decl = _typedef_of(lhs.type, lhs.referenced) if lhs is not None else None
+                elif p.kind == K.RETURN_STMT:
+                    fn = next((q for q in reversed(parents) if q.kind in FUNCTION_KINDS), None)
+                    decl = _typedef_of(fn.result_type, None) if fn is not None else None
+                break
+        if decl is None:
+            return "", None
+        underlying = decl.underlying_typedef_type
+        canonical = underlying.get_canonical()
+        unknown = canonical.kind == ci.TypeKind.INVALID or (
+            # the front end stands in a struct for a name from a header that was not found
+            canonical.kind == ci.TypeKind.RECORD and self.loc(canonical.get_declaration()) is None
+        )
+        if canonical.kind not in _MASK_CANONICAL and not (
+            # an integer alias from a header that was not found (`hypre_uint`): judged by its name
+            unknown and not _WIDE_SPELLING.search(underlying.spelling)
+        ):
+            return "", None
+        where = self.loc(decl)
+        if where is None:
+            return "", None  # a system header's type (uint32_t): not the project's to widen
+        return decl.spelling, where[0]
 
     def unresolved_call(self, c: ci.Cursor, kids: list[ci.Cursor], space: str, fname: str) -> None:
         """A call of an undeclared function (a missing header): clang keeps it as a recovery
@@ -793,6 +881,9 @@ class Extractor:
         after = self.files[absname][1].data[off + len(name) : off + len(name) + 64].lstrip()
         if not after.startswith(b"("):
             return  # an assignment to, or the address of, an overloaded name: not a call
+        mask_typedef, mask_typedef_loc = "", None
+        if name in MASK_ARGUMENT_CALLEES:
+            mask_typedef, mask_typedef_loc = self.mask_typedef(None, name, kids[1:], [])
         self.facts.calls.append(
             CallFact(
                 callee=name,
@@ -801,6 +892,8 @@ class Extractor:
                 context=space,
                 function=fname,
                 args=tuple(self.text(a) for a in kids[1:]),
+                mask_typedef=mask_typedef,
+                mask_typedef_loc=mask_typedef_loc,
             )
         )
 
@@ -941,6 +1034,7 @@ class Extractor:
                 loc, written = at
                 macro = spelling
         role, op, other, other_type = "other", "", "", ""
+        callee_macro = ""
         child = c
         for p in reversed(parents):
             pk = p.kind
@@ -979,6 +1073,8 @@ class Extractor:
                 role, other, other_type = "array-dim", p.spelling, p.type.spelling
             elif pk == K.CALL_EXPR:
                 role, op = "arg", callee_name(p)
+                if not macro:  # written at the call, not in the body of the macro it uses
+                    callee_macro = self.callee_macro(p, op)
                 args = list(p.get_arguments())
                 # the argument node itself: offsets cannot tell apart arguments written in a macro
                 other = str(next((i for i, a in enumerate(args) if a == child), -1))
@@ -1001,8 +1097,16 @@ class Extractor:
                 macro=macro,
                 written=written,
                 expr=self.whole_expression(c, parents),
+                callee_macro=callee_macro,
             )
         )
+
+    def callee_macro(self, call: ci.Cursor, callee: str) -> str:
+        """The name a call is written with where that is a macro standing for the callee
+        (`SHFL_DOWN(mask, v, i)` for `__shfl_down_sync`), else ""."""
+        text = self.text(call, 400)
+        m = _CALL_HEAD.match(text)
+        return m.group(1) if m and callee and m.group(1) != callee else ""
 
     def spelled_text(self, cursor: ci.Cursor, limit: int = 400) -> str:
         """An expression's text where it is spelled, for one written inside a macro argument."""
@@ -1075,6 +1179,13 @@ class Extractor:
         rel, ft = entry
         toks = ft.tokens
         i = token_index(ft, start) + 1  # past the macro's own name
+        params: set[str] = set()
+        if i < len(toks) and toks[i].text == "(" and toks[i].offset == toks[i - 1].offset + len(macro):
+            while i < len(toks) and toks[i].offset < end and toks[i].text != ")":
+                if toks[i].kind == IDENT:
+                    params.add(toks[i].text)
+                i += 1
+            i += 1
         while i < len(toks) and toks[i].offset < end:
             t = toks[i]
             i += 1
@@ -1093,7 +1204,10 @@ class Extractor:
                     if level == 0:
                         break
             if j < len(toks) and toks[j].text == "(":
-                yield Loc(rel, t.line, t.column), [_CONTINUED.sub(" ", a) for a in _paren_args(ft, j)[0]]
+                # an argument that is one of the macro's parameters says nothing of its own: ""
+                # leaves the use site's text in its place
+                spelled = [_CONTINUED.sub(" ", a) for a in _paren_args(ft, j)[0]]
+                yield Loc(rel, t.line, t.column), ["" if a.strip() in params else a for a in spelled]
 
     def macro_literal(self, name: str, value: int) -> tuple[Loc, str] | None:
         """Where the project macro ``name`` writes the literal ``value``: (location, text)."""

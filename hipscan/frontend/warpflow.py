@@ -378,6 +378,7 @@ class Flow:
                     expr=self.ex.text(call, 200),
                     other=self.ex.text(inner, 80),
                     decl_type=inner.type.spelling,
+                    callee_macro=self.ex.callee_macro(call, callee),
                 )
             )
 
@@ -464,6 +465,7 @@ class Flow:
         if value is None:
             return
         role, op, index, other, decl_type, storage = "other", "", -1, "", "", ()
+        callee_macro = ""
         p = parents[i] if i >= 0 else None
         pk = p._kind_id if p is not None else -1
         if pk in (_BINARY, _COMPOUND):
@@ -511,6 +513,8 @@ class Flow:
                 from hipscan.frontend.extract import callee_name
 
                 role, op = "arg", callee or callee_name(p)
+                if name and name in self.ex.text(p, 400):  # the name is written at the call
+                    callee_macro = self.ex.callee_macro(p, op)
         elif pk == _DECL_REF:
             role = "template-arg"
             op, other = self._template_parameter(p, child)
@@ -538,6 +542,7 @@ class Flow:
                 storage=storage,
                 chain=chain,
                 guessed=any(n.kind == "template-param" for n in chain),
+                callee_macro=callee_macro,
             )
         )
 

@@ -339,6 +339,13 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
         return None
     if "member_of_regex" in spec.conds and not f.member_of:
         return None
+    if not (
+        _re(spec, "mask_typedef_regex", f.mask_typedef)
+        and _not_re(spec, "not_mask_typedef_regex", f.mask_typedef)
+    ):
+        return None
+    if "mask_typedef_regex" in spec.conds and not f.mask_typedef:
+        return None
     if len(args) < spec.conds.get("arg_count_min", 0):
         return None
     if len(args) > spec.conds.get("arg_count_max", 1 << 30):
@@ -469,8 +476,12 @@ def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dic
         and _not_re(spec, "not_other_regex", f.other)
         and _re(spec, "other_type_regex", f.other_type)
         and _re(spec, "spelling_regex", f.spelling)
+        and _re(spec, "expr_regex", f.expr)
         and _not_re(spec, "not_expr_regex", f.expr)
     ):
+        return None
+    via_macro = spec.conds.get("callee_macro")
+    if via_macro is not None and via_macro != bool(f.callee_macro):
         return None
     return {
         "match": f.spelling,

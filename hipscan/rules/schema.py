@@ -183,6 +183,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "arg": "args",
         "member_of_regex": "regex",
         "result_type_regex": "regex",
+        # a lane mask of the call is kept in a project typedef of a 32-bit integer so named
+        "mask_typedef_regex": "regex",
+        "not_mask_typedef_regex": "regex",
     },
     "launch": {
         "kernel_regex": "regex",
@@ -219,7 +222,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "not_other_regex": "regex",
         "other_type_regex": "regex",
         "spelling_regex": "regex",
+        "expr_regex": "regex",  # the whole expression around the literal
         "not_expr_regex": "regex",  # the whole expression around the literal must not match
+        "callee_macro": "bool",  # role arg: the call is written through a macro naming the callee
     },
     "member": {
         "member": "strs",
