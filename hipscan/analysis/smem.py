@@ -12,8 +12,6 @@ the LDS of the AMD targets in scope (``hipscan/data/lds.toml``).
 
 from __future__ import annotations
 
-import ast
-import operator
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -22,6 +20,7 @@ from importlib import resources
 
 import tomllib
 
+from hipscan.exprtext import arith
 from hipscan.facts import FileFacts, Loc, SharedSizeFact
 
 # sizeof of the builtin and CUDA vector types a shared-memory size is usually written with.
@@ -66,16 +65,6 @@ _SUFFIX = re.compile(r"(?<=[0-9a-fA-F])[uUlL]+\b")
 _CAST = re.compile(
     r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|size_t|std::size_t|uint32_t|int64_t)\s*\)"
 )
-_OPS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitOr: operator.or_,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,31 +146,7 @@ class Constants:
             t = _NAME.sub(name_value, t)
         except LookupError:
             return None
-        return _arith(t.replace("/", "//"))
-
-
-def _arith(text: str) -> int | None:
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return None
-
-    def ev(n: ast.AST) -> int:
-        if isinstance(n, ast.Constant) and type(n.value) is int:
-            return n.value
-        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
-            left, right = ev(n.left), ev(n.right)
-            if isinstance(n.op, ast.LShift | ast.RShift) and not 0 <= right <= 64:
-                raise ValueError
-            return _OPS[type(n.op)](left, right)
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub | ast.UAdd):
-            return -ev(n.operand) if isinstance(n.op, ast.USub) else ev(n.operand)
-        raise ValueError
-
-    try:
-        return ev(node)
-    except (ValueError, ZeroDivisionError):
-        return None
+        return arith(t.replace("/", "//"), bit_or=True)
 
 
 def _static_totals(facts: FileFacts) -> dict[str, int | None]:

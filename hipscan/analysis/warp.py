@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from hipscan.exprtext import arg_identifier, int_value
 from hipscan.facts import (
     ConstUseFact,
     FileFacts,
@@ -34,7 +35,6 @@ from hipscan.facts import (
     WidthFact,
 )
 from hipscan.frontend.warpflow import ROOT_VALUES
-from hipscan.rules.matchers import arg_identifier, int_value
 
 MAX_SUBSCRIPTS = 6  # index expressions kept per array
 _NAME = re.compile(r"[A-Za-z_]\w*")

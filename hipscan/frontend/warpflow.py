@@ -237,7 +237,7 @@ class Flow:
         return out
 
     def _macro(self, name: str, depth: int) -> tuple[NamedValue, ...] | None:
-        from hipscan.rules.matchers import int_value
+        from hipscan.exprtext import int_value
 
         self.ex.macro_literal("", 0)  # builds the table of project macro definitions
         macros = self.ex._macros or {}

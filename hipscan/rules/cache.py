@@ -30,7 +30,7 @@ FORMAT = b"hipscan-ruleset 1\n"
 KEEP = 4  # entries kept: a few checkouts or --rules folders side by side
 _PACKAGE = Path(__file__).resolve().parent.parent
 # besides hipscan/rules/*.py, the modules whose classes or constants the stored objects hold
-_KEYED_MODULES = ("apitable.py", "facts.py", "model.py", "resources.py")
+_KEYED_MODULES = ("apitable.py", "exprtext.py", "facts.py", "model.py", "resources.py")
 _STATE_KEYS = (
     "rules",
     "claimed",

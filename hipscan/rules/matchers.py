@@ -7,8 +7,6 @@ to a host-callback API) goes through ``TUIndex``, built once per translation uni
 
 from __future__ import annotations
 
-import ast
-import operator
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -16,6 +14,7 @@ from typing import Any
 
 from hipscan.analysis.smem import SharedBudget
 from hipscan.apitable import ApiEntry, parse_version
+from hipscan.exprtext import arg_identifier, int_value
 from hipscan.facts import (
     AsmFact,
     AssignFact,
@@ -58,8 +57,6 @@ FACT_LISTS = {
 }
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
-_CAST = re.compile(r"^\(\s*[\w\s:*<>,]+\)\s*")
-_INT_SUFFIX = re.compile(r"(?<=[0-9a-fA-F])[uUlL]+\b")
 
 
 class TUIndex:
@@ -176,63 +173,6 @@ class TUIndex:
             return None
         # Prefer a variable over a parameter of the same name elsewhere in the TU.
         return next((d for d in found if d.kind == "var"), found[0])
-
-
-def arg_identifier(text: str) -> str | None:
-    """The variable an argument expression names: ``&tex`` / ``(void*)tex`` / ``tex[0]`` → tex."""
-    t = text.strip()
-    while True:
-        t2 = _CAST.sub("", t).lstrip("&*( :")
-        if t2 == t:
-            break
-        t = t2
-    m = _IDENT.match(t)
-    if not m:
-        return None
-    name = m.group(0)
-    rest = t[m.end() :].lstrip()
-    if rest.startswith("::"):  # qualified name: keep the last component
-        return arg_identifier(rest[2:])
-    return name
-
-
-_BINOPS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-}
-
-
-def int_value(text: str) -> int | None:
-    """Value of a constant integer expression such as ``96 * 1024`` or ``0x18000u``; else None."""
-    t = _INT_SUFFIX.sub("", text.strip()).replace("/", "//")
-    if not t or len(t) > 60:
-        return None
-    try:
-        node = ast.parse(t, mode="eval").body
-    except SyntaxError:
-        return None
-
-    def ev(n: ast.AST) -> int:
-        if isinstance(n, ast.Constant) and type(n.value) is int:
-            return n.value
-        if isinstance(n, ast.BinOp) and type(n.op) in _BINOPS:
-            left, right = ev(n.left), ev(n.right)
-            if isinstance(n.op, ast.LShift | ast.RShift) and not 0 <= right <= 64:
-                raise ValueError
-            return _BINOPS[type(n.op)](left, right)
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub | ast.UAdd):
-            return -ev(n.operand) if isinstance(n.op, ast.USub) else ev(n.operand)
-        raise ValueError
-
-    try:
-        return ev(node)
-    except (ValueError, ZeroDivisionError):
-        return None
 
 
 def _arg_ok(
