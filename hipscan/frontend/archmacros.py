@@ -59,6 +59,23 @@ def _file_directives(f: Path, limit: int) -> list[tuple[str, str]]:
     return _PARSED[key]
 
 
+def _definitions(f: Path, limit: int, kinds: tuple[str, ...] = ("define",)):
+    """A file's definitions (``kinds``: define, alias) with the #if chains open around each:
+    (kind, name, what follows the name, the chains as tuples)."""
+    stack: list[list[tuple[str, str]]] = []
+    for kind, rest in _file_directives(f, limit):
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append([(kind, rest.strip())])
+        elif kind in ("elif", "else") and stack:
+            stack[-1].append((kind, rest.strip() if kind == "elif" else ""))
+        elif kind == "endif" and stack:
+            stack.pop()
+        elif kind in kinds:
+            m = NAME.match(rest.strip())
+            if m:
+                yield kind, m.group(0), rest.strip()[m.end() :], tuple(tuple(c) for c in stack)
+
+
 def derived_macros(files: list[Path], limit: int = 2_000_000) -> frozenset[str]:
     """BASE plus every macro a project file defines inside a block conditioned on one of them."""
     parsed = [d for d in (_file_directives(f, limit) for f in files) if d]
@@ -111,25 +128,14 @@ def hip_provided_names(files: list[Path], root: Path | None = None, limit: int =
     for f in files:
         rel = str(f.relative_to(root)) if root is not None and f.is_relative_to(root) else f.name
         hip_file = bool(build.hip_header.search(rel))
-        stack: list[list[tuple[str, str]]] = []
-        for kind, rest in _file_directives(f, limit):
-            if kind in ("if", "ifdef", "ifndef"):
-                stack.append([(kind, rest.strip())])
-            elif kind in ("elif", "else") and stack:
-                stack[-1].append((kind, rest.strip() if kind == "elif" else ""))
-            elif kind == "endif" and stack:
-                stack.pop()
-            elif kind in ("define", "alias"):
-                m = NAME.match(rest.strip())
-                if not m:
-                    continue
-                body = rest.strip()[m.end() :] if kind == "define" else ""
-                if (
-                    hip_file
-                    or build.to_hip.match(body)
-                    or any(hip_choice(tuple(c), build) == (True, False) for c in stack)
-                ):
-                    found.add(m.group(0))
+        for kind, name, after, chains in _definitions(f, limit, ("define", "alias")):
+            body = after if kind == "define" else ""
+            if (
+                hip_file
+                or build.to_hip.match(body)
+                or any(hip_choice(c, build) == (True, False) for c in chains)
+            ):
+                found.add(name)
     return frozenset(found)
 
 
@@ -147,18 +153,9 @@ def never_defined(
     given_names = {g.split("=", 1)[0].strip() for g in given}
     sites: dict[str, list[tuple[Chain, ...]]] = {}  # name -> per #define, the chains around it
     for f in files:
-        stack: list[list[tuple[str, str]]] = []
-        for kind, rest in _file_directives(f, limit):
-            if kind in ("if", "ifdef", "ifndef"):
-                stack.append([(kind, rest.strip())])
-            elif kind in ("elif", "else") and stack:
-                stack[-1].append((kind, rest.strip() if kind == "elif" else ""))
-            elif kind == "endif" and stack:
-                stack.pop()
-            elif kind == "define":
-                m = NAME.match(rest.strip())
-                if m and m.group(0) not in given_names:
-                    sites.setdefault(m.group(0), []).append(tuple(tuple(c) for c in stack))
+        for _kind, name, _after, chains in _definitions(f, limit):
+            if name not in given_names:
+                sites.setdefault(name, []).append(chains)
     absent: frozenset[str] = frozenset()
     while True:
         skips = _skipper(scenario_for(absent))

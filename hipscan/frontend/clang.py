@@ -117,6 +117,12 @@ BINARY_OPERATORS = {
 }
 
 
+# the callee clang gives a `<<<>>>` launch's configuration (which one depends on whether clang
+# found a CUDA install), and the comparison operators
+CONFIG_FUNCTIONS = frozenset({"__cudaPushCallConfiguration", "cudaConfigureCall"})
+COMPARE_OPS = frozenset({"<", ">", "<=", ">=", "==", "!="})
+
+
 def binary_operator(cursor: ci.Cursor) -> str:
     """The operator of a BINARY_OPERATOR / COMPOUND_ASSIGNMENT_OPERATOR cursor."""
     return BINARY_OPERATORS.get(_lib.clang_getCursorBinaryOperatorKind(cursor), "")

@@ -30,6 +30,8 @@ from hipscan.facts import (
 )
 from hipscan.frontend import shared as shared_sizes
 from hipscan.frontend.clang import (
+    COMPARE_OPS,
+    CONFIG_FUNCTIONS,
     binary_operator,
     expansion_offset,
     file_location_ptr,
@@ -93,7 +95,6 @@ CALLABLE_KINDS = frozenset(
         K.PARM_DECL,
     }
 )  # fmt: skip  (the last three: function pointers)
-CONFIG_FUNCTIONS = frozenset({"__cudaPushCallConfiguration", "cudaConfigureCall"})
 # calls whose argument types are recorded (as for method calls): runtime APIs that take a kernel,
 # which CUDA accepts as a function and HIP only as `const void *`
 # calls whose argument 0 is a lane mask, and calls whose result is one (mask typedefs)
@@ -160,7 +161,6 @@ WRAPPERS = frozenset(
         K.UNARY_OPERATOR,
     }
 )
-COMPARE_OPS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 # Integer values the warp-size analysis looks at; anything else in device code is irrelevant.
 WARP_VALUES = frozenset({5, 6, 15, 16, 24, 31, 32, 63, 64, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
 # the name a call's text starts with: `SHFL_DOWN(` (not `a.f(`, `ns::f(`, `f<T>(`)
@@ -1424,19 +1424,9 @@ class Extractor:
                 device_pass = skipped and inactive[ranges_i][2]
                 if skipped and not device_pass:
                     continue
-                if t.kind == IDENT and t.text in watched:
-                    sp, nm = context(t.offset)
-                    self.facts.idents.append(
-                        IdentFact(
-                            name=t.text,
-                            loc=Loc(rel, t.line, t.column),
-                            context=sp,
-                            function=nm,
-                            from_inactive_branch=skipped,
-                        )
-                    )
-                elif t.kind == IDENT and t.text in self.qualified:
-                    name = _qualified_at(toks, idx, self.qualified[t.text])
+                if t.kind == IDENT and (t.text in watched or t.text in self.qualified):
+                    # a watched name, or the last part of a watched qualified one (thrust::cuda::par)
+                    name = t.text if t.text in watched else _qualified_at(toks, idx, self.qualified[t.text])
                     if name:
                         sp, nm = context(t.offset)
                         self.facts.idents.append(

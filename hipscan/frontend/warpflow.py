@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import clang.cindex as ci
 
 from hipscan.facts import ConstUseFact, Loc, NamedValue, SubscriptFact
-from hipscan.frontend.clang import binary_operator, file_location_ptr
+from hipscan.frontend.clang import COMPARE_OPS, CONFIG_FUNCTIONS, binary_operator, file_location_ptr
 
 if TYPE_CHECKING:
     from hipscan.frontend.extract import Extractor
@@ -75,8 +75,6 @@ _ENUMERATOR = K.ENUM_CONSTANT_DECL.value
 _PARM = K.PARM_DECL.value
 _SHARED = K.CUDASHARED_ATTR
 ARITH = frozenset({"+", "-", "*", "/", "%", "<<", ">>", "|", "&", "^"})
-COMPARE = frozenset({"<", ">", "<=", ">=", "==", "!="})
-LAUNCH_CONFIG = frozenset({"__cudaPushCallConfiguration", "cudaConfigureCall"})
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 _MACRO_BODY = re.compile(r"^[\s\w()+\-*/%<>&|^~]*$")
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -473,7 +471,7 @@ class Flow:
             kids = self.ex_children(p)
             others = [k for k in kids if k != child]
             other = self.ex.text(others[0], 120) if others else ""
-            if op in COMPARE:
+            if op in COMPARE_OPS:
                 role = (
                     "loop-bound" if any(q._kind_id == _FOR for q in parents[max(0, i - 2) : i]) else "compare"
                 )
@@ -503,11 +501,11 @@ class Flow:
             if callee == "dim3":
                 role, op = "launch", "dim3"
                 for q in reversed(parents[max(0, i - 3) : i]):
-                    if q._kind_id == _CALL and q.spelling in LAUNCH_CONFIG:
+                    if q._kind_id == _CALL and q.spelling in CONFIG_FUNCTIONS:
                         op = "<<<>>>"
                         index = _position(list(q.get_arguments()), p)
                         break
-            elif callee in LAUNCH_CONFIG:
+            elif callee in CONFIG_FUNCTIONS:
                 role, op = "launch", "<<<>>>"
             else:
                 from hipscan.frontend.extract import callee_name
