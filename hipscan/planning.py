@@ -161,6 +161,8 @@ def _folder_of(path: str, depth: int) -> str:
 def _folder_depth(paths: list[str]) -> int:
     """The shallowest depth at which no folder holds more than MAX_SHARE of the files, or at which
     going deeper would not split the largest folder (its files sit in it directly)."""
+    if not paths:  # nothing to split (a scan that found no findings and no CUDA files)
+        return 1
     for depth in range(1, MAX_DEPTH + 1):
         counts = Counter(_folder_of(p, depth) for p in paths)
         if len(counts) > 1 and max(counts.values()) <= MAX_SHARE * len(paths):

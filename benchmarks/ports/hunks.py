@@ -8,7 +8,10 @@ original compiles and the ROCm build does not (what the port replaced or removed
 only the ROCm build compiles (what it put there). Directive lines are left out unless both
 views keep them with different text (a condition the port extended). A port kept in a separate
 file (codebases.toml `pairs`) is compared token by token, hipify's renames and formatting
-ignored, and reported on the CUDA file's lines. With --check,
+ignored, and reported on the CUDA file's lines. Build files (CMakeLists.txt, *.cmake, setup.py,
+Makefiles) are compared line by line with indentation kept (a line moved under a new `else:` is
+changed; CUDA -> HIP renames are what a build-file port is made of, so none is ignored), and a
+pure insertion is reported on the CUDA line it follows. With --check,
 the labels in <name>.csv are checked against the hunks: an `edit` should overlap a hunk's `-`
 lines (or sit next to a pure insertion) and a `left-alone` should not.
 """
@@ -33,15 +36,16 @@ class Hunk:
     path: str
     cuda: list[tuple[int, str]]
     hip: list[tuple[int, str]]
+    at: int = 0  # a pure insertion into a build file: the CUDA line it follows
 
     @property
     def first(self) -> int:
-        lines = [n for n, _ in self.cuda] or [n for n, _ in self.hip]
+        lines = [n for n, _ in self.cuda] or ([self.at] if self.at else [n for n, _ in self.hip])
         return min(lines)
 
     @property
     def last(self) -> int:
-        lines = [n for n, _ in self.cuda] or [n for n, _ in self.hip]
+        lines = [n for n, _ in self.cuda] or ([self.at] if self.at else [n for n, _ in self.hip])
         return max(lines)
 
 
@@ -144,13 +148,46 @@ def pair_hunks(
     return hunks
 
 
+def is_build_file(name: str) -> bool:
+    """The build files hipscan reads (CMake, setup.py, Makefiles), by name."""
+    return (
+        name in ("CMakeLists.txt", "setup.py")
+        or name.startswith("Makefile")
+        or name.endswith((".cmake", ".mk"))
+    )
+
+
+def build_hunks(rel: str, cuda_text: str, hip_text: str) -> list[Hunk]:
+    """Hunks of a build file between the commit before the port and the port: a line diff
+    (trailing blanks ignored), removed or changed lines on the CUDA file's numbering, an
+    insertion on the CUDA line it follows."""
+    a = [line.rstrip() for line in cuda_text.splitlines()]
+    b = [line.rstrip() for line in hip_text.splitlines()]
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    hunks: list[Hunk] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        hip = [(n, b[n - 1]) for n in range(j1 + 1, j2 + 1)]
+        if i1 == i2:  # a pure insertion: placed on the CUDA line it follows
+            hunks.append(Hunk(rel, [], hip, at=max(i1, 1)))
+        else:
+            hunks.append(Hunk(rel, [(n, a[n - 1]) for n in range(i1 + 1, i2 + 1)], hip))
+    return hunks
+
+
 def all_hunks(cuda_dir: Path, hip_dir: Path, renames: tuple[tuple[str, str], ...] = ()) -> list[Hunk]:
     out = []
     for path in sorted(cuda_dir.rglob("*")):
-        if not path.is_file() or not path.name.endswith(SOURCE_SUFFIXES):
+        build = path.is_file() and is_build_file(path.name)
+        if not path.is_file() or not (build or path.name.endswith(SOURCE_SUFFIXES)):
             continue
         rel = path.relative_to(cuda_dir).as_posix()
         other = hip_dir / rel
+        if build:
+            hip_text = other.read_text(errors="replace") if other.exists() else ""
+            out.extend(build_hunks(rel, path.read_text(errors="replace"), hip_text))
+            continue
         if not other.exists():  # a file the ROCm build does not compile at all (hip_drop)
             lines = path.read_text(errors="replace").splitlines()
             kept = [(n, t) for n, t in enumerate(lines, 1) if _code(t)]
@@ -215,7 +252,7 @@ def main() -> int:
         print("\n".join(problems) or "labels agree with the diff")
         return 1 if problems else 0
     for h in hunks:
-        print(f"== {h.path}:{h.first}-{h.last}")
+        print(f"== {h.path}:{h.first}-{h.last}" + (" (inserted after)" if h.at else ""))
         for n, text in h.cuda:
             print(f"-{n:>6}: {text}")
         for n, text in h.hip:

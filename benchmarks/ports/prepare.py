@@ -10,6 +10,11 @@ the code base's `cuda` arguments (or `hip` ones with --view hip), so the HIP arm
 of a code base's arm-picking macros (`AMREX_HIP_OR_CUDA(hip, cuda)`) are replaced by the CUDA (or
 HIP) argument. Every line keeps its number: a label's line is the same in the CUDA original, the ROCm view
 and the upstream file.
+
+Build files (CMake, setup.py, Makefiles) cannot be cut with unifdef: a `<name>-build` code base
+names the commit that added ROCm support (`commit`, the ROCm view) and the commit before it
+(`before`, the CUDA original), and its `paths` are the build files. Its labels are on the lines of
+the `before` files, which keep their upstream numbers there.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ class CodeBase:
     hip_commit: str = ""
     renames: tuple[tuple[str, str], ...] = ()  # the code base's own CUDA -> HIP naming, for hunks.py
     hip_drop: tuple[str, ...] = ()  # files a ROCm build does not compile: left out of the ROCm view
+    before: str = ""  # build files: the commit before the port landed (the CUDA original)
 
 
 def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
@@ -87,6 +93,7 @@ def load_codebases(path: Path = HERE / "codebases.toml") -> list[CodeBase]:
                 hip_commit=entry.get("hip_commit", ""),
                 renames=tuple((a, b) for a, b in entry.get("renames", ())),
                 hip_drop=tuple(entry.get("hip_drop", ())),
+                before=entry.get("before", ""),
             )
         )
     return out
@@ -133,6 +140,8 @@ def export(cb: CodeBase, git_dir: Path, dest: Path, view: str = "cuda") -> list[
         paths = [to_hip.get(p, p) for p in paths]
     git = f"--git-dir={git_dir}" if (git_dir / "HEAD").exists() else f"-C{git_dir}"
     commit = cb.hip_commit if view == "hip" and cb.hip_repo else cb.commit
+    if view == "cuda" and cb.before:  # build files: the CUDA original is the tree before the port
+        commit = cb.before
     proc = subprocess.run(["git", git, "archive", commit, *paths], capture_output=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{cb.name}: git archive failed: {proc.stderr.decode().strip().splitlines()[-1:]}")
@@ -232,7 +241,8 @@ def prepare(cb: CodeBase, git_dir: Path, out: Path, view: str = "cuda") -> Path:
                 new = expand_arm_macros(text, cb.arm_macros, view)
                 if new != text:
                     path.write_text(new, errors="surrogateescape")
-    (dest / ".port-commit").write_text(f"{cb.repo} {cb.commit} {view}\n")
+    commit = cb.before if view == "cuda" and cb.before else cb.commit
+    (dest / ".port-commit").write_text(f"{cb.repo} {commit} {view}\n")
     return dest
 
 
@@ -271,7 +281,8 @@ def main() -> int:
             print(exc, file=sys.stderr)
             status = 2
             continue
-        print(f"{cb.name}: {cb.repo}@{cb.commit[:12]} -> {dest} ({args.view})")
+        commit = cb.before if args.view == "cuda" and cb.before else cb.commit
+        print(f"{cb.name}: {cb.repo}@{commit[:12]} -> {dest} ({args.view})")
     return status
 
 
