@@ -347,10 +347,11 @@ class DirectiveFact:
 class BuildFact:
     """A line of a build file (CMakeLists.txt, Makefile, setup.py, compile_commands.json)."""
 
-    kind: str  # flag | library | language | architecture | package | extension
+    kind: str  # flag | library | language | architecture | package | extension | cuda-arm ...
     value: str  # e.g. "-rdc=true", "cudadevrt", "CUDA", "sm_80", "CUDAToolkit::cublasLt"
     loc: Loc
     tool: str  # cmake | make | setuptools | compile_commands
+    related: tuple[RelatedLoc, ...] = ()  # a cuda-arm fact: the arm's if() line
 
 
 @dataclass(slots=True)

@@ -108,3 +108,20 @@ def test_compare_lists_only_changed_outcomes() -> None:
     assert len(changes) == 2
     assert changes[0].startswith("hit (was missed)") and "a.cu:1-1" in changes[0]
     assert changes[1].startswith("quiet (was reported)")
+
+
+def test_build_files_compare_line_by_line_with_indentation() -> None:
+    """A build-file port: a line moved under a new `else:` is changed, an insertion sits on the
+    CUDA line it follows, and CUDA -> HIP is not ignored as a rename."""
+    before = "if X:\n    pass\ncc.append('-gencode')\nenable_language(CUDA)\nend\n"
+    after = "if X:\n    pass\nelse:\n    cc.append('-gencode')\nenable_language(HIP)\nend\nelif(HIP)\n"
+    got = hunks.build_hunks("setup.py", before, after)
+    assert [(h.first, h.last, bool(h.at)) for h in got] == [(3, 4, False), (5, 5, True)]
+    assert hunks.is_build_file("CMakeLists.txt") and hunks.is_build_file("cuda.cmake")
+    assert not hunks.is_build_file("kernel.cu")
+
+
+def test_build_code_bases_name_the_commit_before_the_port() -> None:
+    bases = {cb.name: cb for cb in prepare.load_codebases()}
+    build = [cb for name, cb in bases.items() if name.endswith("-build")]
+    assert len(build) >= 4 and all(cb.before and cb.before != cb.commit for cb in build)

@@ -21,6 +21,7 @@ def test_folder_depth_splits_a_tree_held_by_one_folder():
     assert _folder_depth(samples + ["Common/helper.h"]) == 2  # "Samples" alone holds 90%
     assert _folder_depth(["lib/a.cu", "lib/b.cu", "include/a.h"]) == 1
     assert _folder_depth(["src/a.cu", "src/b.cu"]) == 1  # nothing deeper splits it
+    assert _folder_depth([]) == 1  # a scan of build files that found nothing
 
 
 def test_components_roll_up_files_findings_and_hours(tmp_path):

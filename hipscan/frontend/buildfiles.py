@@ -2,14 +2,29 @@
 
 These are not C++, so libclang cannot read them; a line-oriented scan with regular expressions is
 the right tool here. Each fact keeps the line and column where it was written.
+
+Real ports leave a CUDA back end that already sits behind a switch as it was and add a sibling
+arm for ROCm (``hipscan/data/build_arms.toml``), so in CMake the scan follows if()/elseif()/endif()
+arms: constructs inside a CUDA switch's arm are not facts, and the arm itself is one fact
+(``cuda-arm``) at the line that closes it, where the HIP arm goes. In setup.py, a CUDA_HOME test
+inside a helper function is not where the build is chosen, and a guarded ``torch.version.cuda``
+is not a use that fails on ROCm.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
-from hipscan.facts import BuildFact, Loc
+from hipscan.facts import BuildFact, Loc, RelatedLoc
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 # (kind, pattern) per build tool; the value is group "v" when present, else the whole match.
 CMAKE = [
@@ -25,8 +40,17 @@ CMAKE = [
         ),
     ),
     ("library", re.compile(r"\bCUDA::(?P<v>\w+)")),
-    # the project's switch for its CUDA build: option(USE_CUDA ...), option(GGML_CUDA ...)
-    ("option", re.compile(r"\boption\s*\(\s*(?P<v>\w*CUDA\w*)\b", re.I)),
+    # the project's switch for its CUDA build: option(USE_CUDA ...), option(GGML_CUBLAS ...); not
+    # tuning options of the CUDA back end (GGML_CUDA_F16, ...), which a ROCm port keeps and reuses
+    ("option", re.compile(r"\b(?i:option)\s*\(\s*(?P<v>\w*?(?:CUDA|CUBLAS))(?=[\s)])")),
+    # toolkit paths and library lists from the CUDA package lookup, used outside it
+    (
+        "variable",
+        re.compile(
+            r"\$\{(?P<v>CUDAToolkit_(?:INCLUDE_DIRS|LIBRARY_DIR|LIBRARY_ROOT|BIN_DIR|TARGET_DIR)"
+            r"|CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES|CUDA_INCLUDE_DIRS|CUDA_LIBRARIES|CUDA_TOOLKIT_ROOT_DIR)\}"
+        ),
+    ),
     # a .cu source in a source list (CMake compiles it as CUDA), FindCUDA's target macros
     ("source", re.compile(r"(?<![\w$/{-])(?P<v>[\w./${}-]+\.cu)(?=[\s)\"]|$)")),
     ("source", re.compile(r"\b(?P<v>cuda_add_(?:library|executable))\s*\(", re.I)),
@@ -83,6 +107,8 @@ SETUP = [
             r"['\"](?P<v>cudadevrt|cublasLt|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvToolsExt|cutensor|nvjpeg)['\"]"
         ),
     ),
+    # torch.version.cuda is None on a ROCm build of PyTorch (guarded uses are dropped below)
+    ("torch-version", re.compile(r"\b(?P<v>torch\.version\.cuda)\b(?!\s*=[^=])")),
 ]
 
 
@@ -104,6 +130,126 @@ def _scan_lines(text: str, rel: str, tool: str, patterns: list) -> list[BuildFac
     return out
 
 
+@lru_cache(maxsize=1)
+def _arm_patterns() -> dict[str, dict[str, re.Pattern[str]]]:
+    text = resources.files("hipscan.data").joinpath("build_arms.toml").read_text("utf-8")
+    return {tool: {k: re.compile(v) for k, v in t.items()} for tool, t in tomllib.loads(text).items()}
+
+
+CMAKE_BLOCK = re.compile(r"^\s*(?P<cmd>if|elseif|else|endif)\s*\((?P<cond>.*)", re.I)
+
+
+@dataclass
+class _Arm:
+    """One arm of a CMake if() chain: its condition, first line, and whether it builds CUDA only."""
+
+    cond: str
+    line: int
+    switch: bool  # the condition names the project's CUDA switch
+    cuda_only: bool  # a switch, or a variable only a CUDA arm sets
+    closed_at: int = 0
+
+
+@dataclass
+class _Chain:
+    arms: list[_Arm] = field(default_factory=list)
+
+
+def _arm(cond: str, line: int, cuda_vars: set[str], pats: dict[str, re.Pattern[str]]) -> _Arm:
+    cond = cond.rsplit(")", 1)[0].strip() if ")" in cond else cond.strip()
+    negated = bool(pats["negation"].search(cond))
+    switch = not negated and bool(pats["cuda_switch"].search(cond))
+    derived = not negated and any(re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", cond) for v in cuda_vars)
+    return _Arm(cond, line, switch, switch or derived)
+
+
+def _cmake_arms(text: str, rel: str, facts: list[BuildFact]) -> list[BuildFact]:
+    """Drop the facts inside CUDA-only arms; add one `cuda-arm` fact per outermost CUDA switch
+    arm whose chain has no HIP arm, at the line that closes it (where the sibling arm goes)."""
+    pats = _arm_patterns()["cmake"]
+    stack: list[_Chain] = []
+    cuda_vars: set[str] = set()
+    inside: set[int] = set()  # lines inside a CUDA-only arm (its if() line included)
+    arms_out: list[BuildFact] = []
+
+    def in_cuda() -> bool:
+        return any(c.arms[-1].cuda_only for c in stack)
+
+    for lineno, line in enumerate(text.splitlines(), 1):
+        code = line.split("#", 1)[0]
+        m = CMAKE_BLOCK.match(code)
+        cmd = m.group("cmd").lower() if m else ""
+        if cmd == "if":
+            stack.append(_Chain([_arm(m.group("cond"), lineno, cuda_vars, pats)]))
+        elif cmd in ("elseif", "else") and stack:
+            stack[-1].arms[-1].closed_at = lineno
+            cond = m.group("cond") if cmd == "elseif" else ""
+            stack[-1].arms.append(
+                _arm(cond, lineno, cuda_vars, pats) if cond else _Arm("", lineno, False, False)
+            )
+        elif cmd == "endif" and stack:
+            chain = stack.pop()
+            chain.arms[-1].closed_at = lineno
+            has_hip = any(pats["hip_switch"].search(a.cond) for a in chain.arms)
+            if not has_hip and not in_cuda():
+                for a in chain.arms:
+                    if a.switch:
+                        arms_out.append(
+                            BuildFact(
+                                kind="cuda-arm",
+                                value=a.cond,
+                                loc=Loc(rel, a.closed_at, 1),
+                                tool="cmake",
+                                related=(RelatedLoc(rel, a.line, 1, "CUDA arm"),),
+                            )
+                        )
+            continue
+        if in_cuda():
+            inside.add(lineno)
+            if a := pats["assignment"].match(code):
+                cuda_vars.add(a.group("name"))
+    return [f for f in facts if f.loc.line not in inside] + arms_out
+
+
+def _python_blocks(text: str) -> tuple[set[int], dict[int, list[str]]]:
+    """Lines inside a `def` body, and for each line the block headers (`if ...:`) around it."""
+    in_def: set[int] = set()
+    headers: dict[int, list[str]] = {}
+    stack: list[tuple[int, str]] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        stripped = line.split("#", 1)[0].rstrip()
+        if not stripped.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        headers[lineno] = [h for _, h in stack]
+        if any(h.lstrip().startswith(("def ", "async def ")) for _, h in stack):
+            in_def.add(lineno)
+        if stripped.endswith(":"):
+            stack.append((indent, stripped))
+    return in_def, headers
+
+
+def _setup_filter(text: str, facts: list[BuildFact]) -> list[BuildFact]:
+    """A CUDA_HOME test inside a helper function does not choose the build; a torch.version.cuda
+    use under a test on it (or with the test on its line) is the guarded CUDA path."""
+    guard = _arm_patterns()["setuptools"]["version_guard"]
+    lines = text.splitlines()
+    in_def, headers = _python_blocks(text)
+    out = []
+    for f in facts:
+        n = f.loc.line
+        if f.kind == "package" and f.value == "CUDA_HOME" and n in in_def:
+            continue
+        if f.kind == "torch-version" and (
+            guard.search(lines[n - 1]) or any(guard.search(h) for h in headers.get(n, ()))
+        ):
+            continue
+        out.append(f)
+    return out
+
+
 def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -113,12 +259,14 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
     if name == "compile_commands.json":
         return _scan_lines(text, rel, "compile_commands", FLAGS)
     if name == "setup.py":
-        facts = _scan_lines(text, rel, "setuptools", SETUP + FLAGS)
+        facts = _setup_filter(text, _scan_lines(text, rel, "setuptools", SETUP + FLAGS))
         if HIP_AWARE_SETUP.search(text):  # the script already chooses a ROCm build itself
-            facts = [f for f in facts if f.value != "CUDA_HOME"]
+            facts = [f for f in facts if f.value not in ("CUDA_HOME", "torch.version.cuda")]
         return facts
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
-        return _scan_lines(text, rel, "cmake", CMAKE + FLAGS)
+        genex = _arm_patterns()["cmake"]["cuda_only_genex"]
+        cmake_text = genex.sub(lambda m: " " * len(m.group()), text)
+        return _cmake_arms(cmake_text, rel, _scan_lines(cmake_text, rel, "cmake", CMAKE + FLAGS))
     return _scan_lines(text, rel, "make", FLAGS + MAKE)
 
 
