@@ -211,11 +211,12 @@ def _cmake_arms(text: str, rel: str, facts: list[BuildFact]) -> list[BuildFact]:
     return [f for f in facts if f.loc.line not in inside] + arms_out
 
 
-def _python_blocks(text: str) -> tuple[set[int], dict[int, list[str]]]:
-    """Lines inside a `def` body, and for each line the block headers (`if ...:`) around it."""
-    in_def: set[int] = set()
+def _python_blocks(text: str) -> tuple[dict[int, int], dict[int, list[str]]]:
+    """For each line inside a `def` body, the line of its outermost def; for each line, the block
+    headers (`if ...:`) around it."""
+    in_def: dict[int, int] = {}
     headers: dict[int, list[str]] = {}
-    stack: list[tuple[int, str]] = []
+    stack: list[tuple[int, str, int]] = []
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = line.split("#", 1)[0].rstrip()
         if not stripped.strip():
@@ -223,27 +224,34 @@ def _python_blocks(text: str) -> tuple[set[int], dict[int, list[str]]]:
         indent = len(line) - len(line.lstrip())
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        headers[lineno] = [h for _, h in stack]
-        if any(h.lstrip().startswith(("def ", "async def ")) for _, h in stack):
-            in_def.add(lineno)
+        headers[lineno] = [h for _, h, _ in stack]
+        defs = [n for _, h, n in stack if h.lstrip().startswith(("def ", "async def "))]
+        if defs:
+            in_def[lineno] = defs[0]
         if stripped.endswith(":"):
-            stack.append((indent, stripped))
+            stack.append((indent, stripped, lineno))
     return in_def, headers
 
 
 def _setup_filter(text: str, facts: list[BuildFact]) -> list[BuildFact]:
     """A CUDA_HOME test inside a helper function does not choose the build; a torch.version.cuda
-    use under a test on it (or with the test on its line) is the guarded CUDA path."""
-    guard = _arm_patterns()["setuptools"]["version_guard"]
+    use under a test on it (or with the test on its line) is the guarded CUDA path, and one inside
+    a helper that runs nvcc is CUDA-only: the port acts where the helper is called (apex's
+    check_cuda_torch_binary_vs_bare_metal, mamba's get_cuda_bare_metal_version)."""
+    pats = _arm_patterns()["setuptools"]
+    guard, nvcc = pats["version_guard"], pats["cuda_helper"]
     lines = text.splitlines()
     in_def, headers = _python_blocks(text)
+    helpers = {d for n, d in in_def.items() if nvcc.search(lines[n - 1].split("#", 1)[0])}
     out = []
     for f in facts:
         n = f.loc.line
         if f.kind == "package" and f.value == "CUDA_HOME" and n in in_def:
             continue
         if f.kind == "torch-version" and (
-            guard.search(lines[n - 1]) or any(guard.search(h) for h in headers.get(n, ()))
+            in_def.get(n) in helpers
+            or guard.search(lines[n - 1])
+            or any(guard.search(h) for h in headers.get(n, ()))
         ):
             continue
         out.append(f)
