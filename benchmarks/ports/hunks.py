@@ -157,12 +157,13 @@ def is_build_file(name: str) -> bool:
     )
 
 
-def build_hunks(rel: str, cuda_text: str, hip_text: str) -> list[Hunk]:
+def build_hunks(rel: str, cuda_text: str, hip_text: str, indent: bool = True) -> list[Hunk]:
     """Hunks of a build file between the commit before the port and the port: a line diff
-    (trailing blanks ignored), removed or changed lines on the CUDA file's numbering, an
-    insertion on the CUDA line it follows."""
-    a = [line.rstrip() for line in cuda_text.splitlines()]
-    b = [line.rstrip() for line in hip_text.splitlines()]
+    (trailing blanks ignored; leading ones too with indent=False, for a port written as a
+    separate file, whose nesting differs), removed or changed lines on the CUDA file's
+    numbering, an insertion on the CUDA line it follows."""
+    a = [line.rstrip() if indent else line.strip() for line in cuda_text.splitlines()]
+    b = [line.rstrip() if indent else line.strip() for line in hip_text.splitlines()]
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     hunks: list[Hunk] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -176,7 +177,9 @@ def build_hunks(rel: str, cuda_text: str, hip_text: str) -> list[Hunk]:
     return hunks
 
 
-def all_hunks(cuda_dir: Path, hip_dir: Path, renames: tuple[tuple[str, str], ...] = ()) -> list[Hunk]:
+def all_hunks(
+    cuda_dir: Path, hip_dir: Path, renames: tuple[tuple[str, str], ...] = (), separate: bool = False
+) -> list[Hunk]:
     out = []
     for path in sorted(cuda_dir.rglob("*")):
         build = path.is_file() and is_build_file(path.name)
@@ -186,7 +189,7 @@ def all_hunks(cuda_dir: Path, hip_dir: Path, renames: tuple[tuple[str, str], ...
         other = hip_dir / rel
         if build:
             hip_text = other.read_text(errors="replace") if other.exists() else ""
-            out.extend(build_hunks(rel, path.read_text(errors="replace"), hip_text))
+            out.extend(build_hunks(rel, path.read_text(errors="replace"), hip_text, indent=not separate))
             continue
         if not other.exists():  # a file the ROCm build does not compile at all (hip_drop)
             lines = path.read_text(errors="replace").splitlines()
@@ -236,7 +239,7 @@ def main() -> int:
 
     name = args.name or args.cuda_dir.name
     cb = next((c for c in load_codebases() if c.name == name), None)
-    hunks = all_hunks(args.cuda_dir, args.hip_dir, cb.renames if cb else ())
+    hunks = all_hunks(args.cuda_dir, args.hip_dir, cb.renames if cb else (), bool(cb and cb.pairs))
     if args.path:
         hunks = [h for h in hunks if h.path.startswith(args.path)]
     if args.check:

@@ -26,6 +26,13 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+
+def _switch_name() -> str:
+    """The shape of a project's CUDA switch name (build_arms.toml), for option()."""
+    text = resources.files("hipscan.data").joinpath("build_arms.toml").read_text("utf-8")
+    return tomllib.loads(text)["cmake"]["switch_name"]
+
+
 # (kind, pattern) per build tool; the value is group "v" when present, else the whole match.
 CMAKE = [
     ("language", re.compile(r"enable_language\s*\(\s*(?P<v>CUDA)\b", re.I)),
@@ -42,7 +49,7 @@ CMAKE = [
     ("library", re.compile(r"\bCUDA::(?P<v>\w+)")),
     # the project's switch for its CUDA build: option(USE_CUDA ...), option(GGML_CUBLAS ...); not
     # tuning options of the CUDA back end (GGML_CUDA_F16, ...), which a ROCm port keeps and reuses
-    ("option", re.compile(r"\b(?i:option)\s*\(\s*(?P<v>\w*?(?:CUDA|CUBLAS))(?=[\s)])")),
+    ("option", re.compile(r"\b(?i:option)\s*\(\s*(?P<v>" + _switch_name() + r")(?=[\s)])")),
     # toolkit paths and library lists from the CUDA package lookup, used outside it
     (
         "variable",
@@ -54,6 +61,11 @@ CMAKE = [
     # a .cu source in a source list (CMake compiles it as CUDA), FindCUDA's target macros
     ("source", re.compile(r"(?<![\w$/{-])(?P<v>[\w./${}-]+\.cu)(?=[\s)\"]|$)")),
     ("source", re.compile(r"\b(?P<v>cuda_add_(?:library|executable))\s*\(", re.I)),
+    # .cu sources collected by a glob (ggml's file(GLOB GGML_SOURCES_CUDA "*.cu"))
+    (
+        "source",
+        re.compile(r"\bfile\s*\(\s*GLOB(?:_RECURSE)?\s+\w+[^)]*?(?P<v>[\w./${}*-]*\*\.cu)(?=[\s)\"])", re.I),
+    ),
     # CUDA_RESOLVE_DEVICE_SYMBOLS only asks for a device-link step; it does not turn on -rdc
     ("flag", re.compile(r"(?P<v>CUDA_SEPARABLE_COMPILATION)\s+(?:ON|TRUE|1)", re.I)),
 ]
