@@ -223,6 +223,32 @@ def _cmake_arms(text: str, rel: str, facts: list[BuildFact]) -> list[BuildFact]:
     return [f for f in facts if f.loc.line not in inside] + arms_out
 
 
+@lru_cache(maxsize=1)
+def _hip_build_cmake() -> list[re.Pattern[str]]:
+    """The CMake signs of a HIP build (hip_build.toml, shared with the effort model)."""
+    text = resources.files("hipscan.data").joinpath("hip_build.toml").read_text("utf-8")
+    return [re.compile(v) for v in tomllib.loads(text)["cmake"].values()]
+
+
+def _cmake_hip_aware(text: str) -> bool:
+    """The file already builds for HIP: the HIP language or package, or an option()/if() on a HIP
+    switch (ggml's option(GGML_HIPBLAS), mscclpp's elseif(USE_ROCM))."""
+    hip_switch = _arm_patterns()["cmake"]["hip_switch"]
+    for line in text.splitlines():
+        code = line.split("#", 1)[0]
+        if any(p.search(code) for p in _hip_build_cmake()):
+            return True
+        m = CMAKE_BLOCK.match(code) or re.match(r"\s*(?P<cmd>option)\s*\((?P<cond>\s*\w+)", code, re.I)
+        if m and m.group("cmd").lower() != "else" and hip_switch.search(m.group("cond")):
+            return True
+    return False
+
+
+# What a file that already builds for HIP has done: its CUDA arms have their HIP twin somewhere,
+# its switch a HIP sibling, its .cu sources a language for the HIP build.
+HIP_AWARE_CMAKE_DROPS = frozenset({"cuda-arm", "option", "source"})
+
+
 def _python_blocks(text: str) -> tuple[dict[int, int], dict[int, list[str]]]:
     """For each line inside a `def` body, the line of its outermost def; for each line, the block
     headers (`if ...:`) around it."""
@@ -286,7 +312,10 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         genex = _arm_patterns()["cmake"]["cuda_only_genex"]
         cmake_text = genex.sub(lambda m: " " * len(m.group()), text)
-        return _cmake_arms(cmake_text, rel, _scan_lines(cmake_text, rel, "cmake", CMAKE + FLAGS))
+        facts = _cmake_arms(cmake_text, rel, _scan_lines(cmake_text, rel, "cmake", CMAKE + FLAGS))
+        if _cmake_hip_aware(cmake_text):
+            facts = [f for f in facts if f.kind not in HIP_AWARE_CMAKE_DROPS]
+        return facts
     return _scan_lines(text, rel, "make", FLAGS + MAKE)
 
 
