@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hipscan.analysis.warp import derive as derive_widths
 from hipscan.config import ScanConfig
+from hipscan.facts import watch_strings
 from hipscan.frontend import collect, discover
 from hipscan.frontend.archmacros import cuda_switches, hip_provided_names, never_defined
 from hipscan.frontend.torchext import is_torch_extension
@@ -51,7 +52,16 @@ class SourceLines:
 # declarations, names the file declares) is dropped as each file is done, so the main process
 # keeps per file only what those consumers need (effort: device-side declarations, active CUDA
 # names). tests/test_determinism.py checks the reports are the same with every fact kept.
-_DROPPED_AFTER_RULES = ("literals", "members", "assigns", "directives", "uses", "subscripts", "widths")
+_DROPPED_AFTER_RULES = (
+    "literals",
+    "strings",
+    "members",
+    "assigns",
+    "directives",
+    "uses",
+    "subscripts",
+    "widths",
+)
 
 
 def _kept(facts):
@@ -122,7 +132,8 @@ def scan(
     outside: set[int] = set()  # findings placed in a file their translation unit did not carry
     branches: list = []
     suppressions: dict[str, dict[int, frozenset[str]]] = {}
-    for facts in collect(sources, config, ruleset.watched_identifiers, progress):
+    watched = ruleset.watched_identifiers | watch_strings(ruleset.watched_strings)
+    for facts in collect(sources, config, watched, progress):
         inventory.add(facts)
         result.mode = facts.mode
         if facts.path != "<build files>":

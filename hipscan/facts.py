@@ -130,6 +130,33 @@ class IdentFact:
     from_inactive_branch: bool = False
 
 
+STRING_MARK = '"'  # no identifier starts with a quote
+
+
+def watch_strings(patterns: frozenset[str]) -> frozenset[str]:
+    """String-literal patterns as entries of the front end's watched set (which also keys the
+    facts cache, so a changed pattern re-parses)."""
+    return frozenset(STRING_MARK + p for p in patterns)
+
+
+@dataclass(frozen=True, slots=True)
+class StringFact:
+    """A string literal in code whose text a rule asks about (an NVRTC option such as
+    ``"-arch=compute_80"``, a compiler command line run at run time, a kernel-source prelude).
+
+    Comes from the token stream, like identifiers: it is found also where the parse lost the
+    enclosing function, and only literals matching a pattern some rule names are recorded
+    (``RuleSet.watched_strings``; they reach the front end inside its set of watched names,
+    marked by a leading quote: see ``watch_strings``).
+    """
+
+    text: str  # the literal as written, quotes and prefix included
+    loc: Loc
+    context: str
+    function: str
+    from_inactive_branch: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class LiteralFact:
     """An integer literal in device code with the expression it sits in (warp-size analysis)."""
@@ -379,6 +406,7 @@ class FileFacts:
     asms: list[AsmFact] = field(default_factory=list)
     decls: list[DeclFact] = field(default_factory=list)
     idents: list[IdentFact] = field(default_factory=list)
+    strings: list[StringFact] = field(default_factory=list)
     literals: list[LiteralFact] = field(default_factory=list)
     members: list[MemberRefFact] = field(default_factory=list)
     assigns: list[AssignFact] = field(default_factory=list)

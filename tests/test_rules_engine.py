@@ -20,6 +20,7 @@ from hipscan.facts import (
     Loc,
     MemberRefFact,
     SharedSizeFact,
+    StringFact,
 )
 from hipscan.rules import RuleOptions, load_rules
 from hipscan.rules.matchers import arg_identifier, int_value
@@ -224,6 +225,40 @@ def test_api_table_rules(rules):
     assert ("HIP902", 4) in old
     f = next(f for f in run(rules, facts, rocm_version=(6, 0)) if f.rule == "HIP902")
     assert "6.2.0" in f.message and "ROCm 6.0" in f.message
+
+
+def test_run_time_compilation_strings_and_lost_calls(rules):
+    # string patterns reach the front end apart from the watched names
+    assert rules.watched_strings and all(not w.startswith('"') for w in rules.watched_identifiers)
+    facts = FileFacts(path=P)
+    facts.strings = [
+        StringFact('"-arch=sm_"', loc(1), "host", "f"),  # NVRTC option for an NVIDIA arch
+        StringFact('" --ptx --machine "', loc(2), "host", "f"),  # nvcc command line
+        StringFact('" --ptx -arch=sm_"', loc(3), "host", "f"),  # both: the fallback gives way
+        StringFact('"-default-device"', loc(4), "host", "f"),  # hiprtc takes it
+        StringFact('"#include <cuda_fp16.h>\\n"', loc(5), "host", "f"),  # kernel-source prelude
+    ]
+    facts.calls = [
+        CallFact("nvrtcGetPTX", "nvrtcGetPTX", loc(10), "host", "compile", ("prog", "ptx")),
+        CallFact("cuModuleLoadData", "cuModuleLoadData", loc(11), "host", "compile", ("&m", "ptx")),
+        CallFact("cuModuleLoadData", "cuModuleLoadData", loc(12), "host", "compile", ("&m", "other")),
+    ]
+    # a body the parse lost: only the token pass saw these names
+    facts.idents = [
+        IdentFact("cuModuleLoadData", loc(11), "host", "compile"),  # the call is there: not again
+        IdentFact("cuModuleLoadDataEx", loc(20), "file", ""),
+        IdentFact("nvrtcGetCUBIN", loc(21), "file", ""),
+    ]
+    assert ids(run(rules, facts)) == [
+        ("HIP501", 12),
+        ("HIP501", 20),
+        ("HIP508", 2),
+        ("HIP521", 10),
+        ("HIP521", 21),
+        ("HIP522", 1),
+        ("HIP522", 3),
+        ("HIP523", 5),
+    ]
 
 
 def test_project_declared_names_are_not_api_uses(rules):

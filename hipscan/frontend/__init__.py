@@ -54,6 +54,7 @@ FACT_LISTS = (
     "asms",
     "decls",
     "idents",
+    "strings",
     "literals",
     "members",
     "assigns",

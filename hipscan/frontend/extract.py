@@ -11,6 +11,7 @@ from pathlib import Path
 import clang.cindex as ci
 
 from hipscan.facts import (
+    STRING_MARK,
     AsmFact,
     AssignFact,
     BranchFact,
@@ -27,6 +28,7 @@ from hipscan.facts import (
     LiteralFact,
     Loc,
     MemberRefFact,
+    StringFact,
 )
 from hipscan.frontend import shared as shared_sizes
 from hipscan.frontend.clang import (
@@ -377,6 +379,10 @@ class Extractor:
             if "::" in name:
                 parts = tuple(name.split("::"))
                 self.qualified.setdefault(parts[0], []).append(parts)
+        # string-literal patterns rules ask about ride in `watched` marked by a leading quote (no
+        # identifier starts with one): the token pass records the literals that match
+        patterns = sorted(w[1:] for w in watched if w.startswith(STRING_MARK))
+        self.strings = re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
         self.flow = Flow(self)  # named constants and their uses (warp-width analysis)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -1438,6 +1444,18 @@ class Extractor:
                                 from_inactive_branch=skipped,
                             )
                         )
+                elif t.kind == LITERAL and self.strings is not None and _is_string(t.text):
+                    if self.strings.search(t.text):
+                        sp, nm = context(t.offset)
+                        self.facts.strings.append(
+                            StringFact(
+                                text=t.text,
+                                loc=Loc(rel, t.line, t.column),
+                                context=sp,
+                                function=nm,
+                                from_inactive_branch=skipped,
+                            )
+                        )
                 elif t.kind == PUNCT and t.text == "<<<" and t.line not in launch_lines:
                     sp, nm = context(t.offset)
                     kernel = _launch_name(toks, idx)
@@ -1553,6 +1571,11 @@ MAX_ERROR_FACTS = 400  # per translation unit: a file whose headers are missing 
 _DEVICE_REF_DIAG = re.compile(r"reference to __device__ function '([^']+)' in __host__ function")
 # member records whose comparisons are read with the `if` they decide (compute capabilities)
 GUARDED_RECORDS = frozenset({"cudaDeviceProp", "cudaDeviceProp_t", "hipDeviceProp_t"})
+
+
+def _is_string(text: str) -> bool:
+    """A string literal token (any encoding prefix, raw or not), not a number or character."""
+    return text.endswith('"') and '"' in text[:4]
 
 
 def _qualified_at(toks: list, i: int, candidates: list[tuple[str, ...]]) -> str:

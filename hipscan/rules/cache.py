@@ -35,6 +35,7 @@ _STATE_KEYS = (
     "rules",
     "claimed",
     "watched_identifiers",
+    "watched_strings",
     "_by_id",
     "_by_name",
     "_order",

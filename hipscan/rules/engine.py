@@ -91,6 +91,7 @@ class RuleSet:
         self._order = {r.id: i for i, r in enumerate(self.rules)}
         claimed: set[str] = set()
         watched: set[str] = set()
+        strings: set[str] = set()  # string-literal patterns the front end records literals for
         for r in self.rules:
             claimed.update(r.claims)
             for spec in r.match:
@@ -106,6 +107,8 @@ class RuleSet:
                     claimed.update(spec.get("callee", ()))
                 elif spec.fact == "assign":
                     watched.update(spec.get("lhs_type", ()))
+                elif spec.fact == "string":
+                    strings.add(spec.get("text_regex").pattern)
         claim_res = [r.claims_regex for r in self.rules if r.claims_regex is not None]
         if claim_res:
             claimed.update(n for n in self.table.entries if any(p.fullmatch(n) for p in claim_res))
@@ -115,6 +118,7 @@ class RuleSet:
                 if spec.fact == "api":
                     watched.update(self._api_names(spec))
         self.watched_identifiers: frozenset[str] = frozenset(watched)
+        self.watched_strings: frozenset[str] = frozenset(strings)
         # (fact kind) -> name -> [(rule, block index, spec)] and the blocks without a name key
         self._named: dict[str, dict[str, list]] = defaultdict(_name_index)
         self._generic: dict[str, list] = defaultdict(list)

@@ -31,6 +31,7 @@ from hipscan.facts import (
     LaunchFact,
     LiteralFact,
     MemberRefFact,
+    StringFact,
     WidthFact,
 )
 from hipscan.ppexpr import same_branch
@@ -42,6 +43,7 @@ FACT_LISTS = {
     "asm": "asms",
     "decl": "decls",
     "ident": "idents",
+    "string": "strings",
     "literal": "literals",
     "member": "members",
     "assign": "assigns",
@@ -104,6 +106,18 @@ class TUIndex:
         self.names_used: set[str] = {c.callee for c in facts.calls}
         self.names_used.update(i.name for i in facts.idents)
         self.names_used.update(m.member for m in facts.members)
+        self.call_sites: set[tuple[str, int, str]] = {(c.loc.path, c.loc.line, c.callee) for c in facts.calls}
+
+    def filled_by(self, function: str, name: str, items: tuple[str, ...]) -> bool:
+        """Whether ``function`` passes ``name`` as argument ``index`` of a call to ``callee`` for
+        one of ``items`` ("callee:index")."""
+        at = {callee: int(i) for callee, _, i in (x.partition(":") for x in items)}
+        for c in self._calls:
+            i = at.get(c.callee)
+            if i is not None and c.function == function and i < len(c.args):
+                if arg_identifier(c.args[i]) == name:
+                    return True
+        return False
 
     def widths_within(self, function: str, width_args: tuple[str, ...], limit: int) -> bool:
         """Whether every call in ``function`` to a callee of ``width_args`` ("callee:index", the
@@ -181,10 +195,15 @@ def _arg_ok(
     index: TUIndex,
     types: tuple[str, ...] = (),
     constants: tuple[int, ...] | None = None,
+    function: str = "",
 ) -> bool:
     if cond.index >= len(args):
         return False
     text = args[cond.index].strip()
+    if cond.not_filled_by and function:
+        name = arg_identifier(text)
+        if name and index.filled_by(function, name, cond.not_filled_by):
+            return False
     if cond.constant is not None:
         if constants is None:
             return False  # not recorded for this fact: stay quiet
@@ -239,8 +258,9 @@ def _args_ok(
     index: TUIndex,
     types: tuple[str, ...] = (),
     constants: tuple[int, ...] | None = None,
+    function: str = "",
 ) -> bool:
-    return all(_arg_ok(c, args, index, types, constants) for c in conds or ())
+    return all(_arg_ok(c, args, index, types, constants, function) for c in conds or ())
 
 
 def _re(spec: MatchSpec, key: str, text: str) -> bool:
@@ -290,7 +310,7 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
         return None
     if len(args) > spec.conds.get("arg_count_max", 1 << 30):
         return None
-    if not _args_ok(spec.conds.get("arg"), args, index, f.arg_types, f.const_args):
+    if not _args_ok(spec.conds.get("arg"), args, index, f.arg_types, f.const_args, f.function):
         return None
     p = {
         "match": f.callee,
@@ -404,6 +424,8 @@ def match_ident(spec: MatchSpec, f: IdentFact, index: TUIndex, _opts) -> dict | 
     unless = spec.get("unless_in_function")
     if unless and f.function and index.idents_in(f.loc.path, f.function) & set(unless):
         return None
+    if spec.get("lost_call") and (f.loc.path, f.loc.line, f.name) in index.call_sites:
+        return None
     return {"match": f.name, "name": f.name}
 
 
@@ -516,6 +538,12 @@ def match_member(spec: MatchSpec, f: MemberRefFact, index: TUIndex, _opts) -> di
     if "expr_regex" in spec.conds and not f.expr:
         return None
     return {"match": f.member, "member": f.member, "record": f.record, "expr": f.expr}
+
+
+def match_string(spec: MatchSpec, f: StringFact, index: TUIndex, _opts) -> dict | None:
+    if not (_re(spec, "text_regex", f.text) and _not_re(spec, "not_text_regex", f.text)):
+        return None
+    return {"match": f.text, "text": f.text}
 
 
 def match_assign(spec: MatchSpec, f: AssignFact, index: TUIndex, _opts) -> dict | None:
@@ -759,6 +787,7 @@ MATCHERS: dict[str, Callable[..., dict | None]] = {
     "asm": match_asm,
     "decl": match_decl,
     "ident": match_ident,
+    "string": match_string,
     "literal": match_literal,
     "member": match_member,
     "assign": match_assign,

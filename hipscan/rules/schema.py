@@ -140,6 +140,9 @@ ARG_KEYS = {
     "constant": "bool",  # the argument is (or is not) an integer constant (watched callees)
     "type_regex": "regex",  # the argument's own type (recorded for method calls), canonical
     "not_type_regex": "regex",
+    # "nvrtcGetPTX:1": skip when the argument names what the enclosing function passes as that
+    # argument of that callee (a buffer the call filled, reported where it is filled)
+    "not_filled_by": "strs",
 }
 
 # Keys every match block accepts.
@@ -213,7 +216,13 @@ FACT_KEYS: dict[str, dict[str, str]] = {
     "ident": {
         "name": "strs",  # exact names: the front end records only watched names
         "unless_in_function": "strs",  # ... and none of these names is used in the same function
+        # only where the parse lost the call: no call of that name on the identifier's line (a
+        # function body the AST dropped); the call block of the same rule covers the rest
+        "lost_call": "bool",
     },
+    # a string literal matching text_regex (the front end records only literals that match a
+    # pattern some rule names): option strings and command lines compiled or run at run time
+    "string": {"text_regex": "regex", "not_text_regex": "regex"},
     "literal": {
         "value": "ints",
         "op": "strs",
@@ -349,6 +358,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         }
     ),
     "assign": frozenset({"op", "lhs_type", "rhs_type", "rhs"}),
+    "string": frozenset({"text"}),
     "include": frozenset({"name", "resolved"}),
     "directive": frozenset({"kind", "text", "names"}),
     "build": frozenset({"kind", "value", "tool"}),
@@ -434,6 +444,7 @@ class ArgCond:
     type_regex: re.Pattern[str] | None = None
     not_type_regex: re.Pattern[str] | None = None
     constant: bool | None = None
+    not_filled_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -558,6 +569,8 @@ def parse_match(table: Any, path: Path, key: str) -> MatchSpec:
             conds[k] = parsed
     if fact == "api" and "api_status" not in conds:
         raise RuleFileError(path, f"{key}.api_status", "missing required key")
+    if fact == "string" and "text_regex" not in conds:  # the front end records only what it names
+        raise RuleFileError(path, f"{key}.text_regex", "missing required key")
     return MatchSpec(conds=conds, **spec_kw)
 
 
