@@ -248,6 +248,8 @@ def test_run_time_compilation_strings_and_lost_calls(rules):
         IdentFact("cuModuleLoadData", loc(11), "host", "compile"),  # the call is there: not again
         IdentFact("cuModuleLoadDataEx", loc(20), "file", ""),
         IdentFact("nvrtcGetCUBIN", loc(21), "file", ""),
+        # a function the parse kept, naming the entry point without calling it (a dynlink table)
+        IdentFact("cuModuleLoadData", loc(22), "host", "load_driver"),
     ]
     assert ids(run(rules, facts)) == [
         ("HIP501", 12),

@@ -424,8 +424,8 @@ def match_ident(spec: MatchSpec, f: IdentFact, index: TUIndex, _opts) -> dict | 
     unless = spec.get("unless_in_function")
     if unless and f.function and index.idents_in(f.loc.path, f.function) & set(unless):
         return None
-    if spec.get("lost_call") and (f.loc.path, f.loc.line, f.name) in index.call_sites:
-        return None
+    if spec.get("lost_call") and (f.function or (f.loc.path, f.loc.line, f.name) in index.call_sites):
+        return None  # inside a function the parse kept, a use that is no call is not one
     return {"match": f.name, "name": f.name}
 
 

@@ -216,8 +216,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
     "ident": {
         "name": "strs",  # exact names: the front end records only watched names
         "unless_in_function": "strs",  # ... and none of these names is used in the same function
-        # only where the parse lost the call: no call of that name on the identifier's line (a
-        # function body the AST dropped); the call block of the same rule covers the rest
+        # only where the parse lost the enclosing function (an out-of-line member of a class
+        # whose header is missing) and no call of that name is on the line; the call block of the
+        # same rule covers the rest
         "lost_call": "bool",
     },
     # a string literal matching text_regex (the front end records only literals that match a
