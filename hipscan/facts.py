@@ -55,6 +55,10 @@ class CallFact:
     # reads "type-parameter-0-0"), e.g. what a cooperative-groups shuffle is asked to move
     arg_types: tuple[str, ...] = ()
     const_args: tuple[int, ...] = ()  # indices of integer-constant arguments (watched callees)
+    # for an argument written as arithmetic (`ptr + offset`): the type of its leftmost operand as
+    # declared (typedefs kept), also where the declaration sits in a header whose facts another
+    # translation unit carries ("" for other arguments)
+    operand_types: tuple[str, ...] = ()
     # a lane mask kept in a project typedef of a 32-bit integer (`typedef hypre_uint hypre_mask;`,
     # `using bitmask_t = unsigned int;`): argument 0 of a warp-sync intrinsic or `__popc`/`__ffs`,
     # or the variable / return value a ballot's result goes to, has that type; the typedef is

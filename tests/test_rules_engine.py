@@ -263,6 +263,34 @@ def test_run_time_compilation_strings_and_lost_calls(rules):
     ]
 
 
+def test_deviceptr_arithmetic_declared_in_a_carried_header(rules):
+    # the member is declared in a header whose facts another translation unit carries: no
+    # declaration here, the front end's operand type decides (OCCA's memory.cpp)
+    facts = FileFacts(path=P)
+    facts.calls = [
+        CallFact(
+            "cuMemcpyHtoD",
+            "cuMemcpyHtoD",
+            loc(1),
+            "host",
+            "f",
+            ("cuPtr + offset", "src", "n"),
+            operand_types=("CUdeviceptr", "", ""),
+        ),
+        CallFact(
+            "cuMemcpyDtoH",
+            "cuMemcpyDtoH",
+            loc(2),
+            "host",
+            "f",
+            ("ptr + offset", "cuPtr", "n"),
+            operand_types=("char *", "", ""),
+        ),
+        CallFact("cuMemcpyHtoD", "cuMemcpyHtoD", loc(3), "host", "f", ("cuPtr + offset", "src", "n")),
+    ]
+    assert ids(run(rules, facts)) == [("HIP503", 1)]
+
+
 def test_project_declared_names_are_not_api_uses(rules):
     facts = FileFacts(path=P)
     facts.functions = [FunctionFact("cudaDeviceFlushGPUDirectRDMAWrites", "x", loc(1), 2, "host")]

@@ -797,6 +797,14 @@ class Extractor:
             if callee in self.watched
             else ()
         )
+        operand_types = (
+            tuple(
+                _leftmost_operand_type(a) if _ARITH.search(t) else ""
+                for a, t in zip(arguments, args, strict=True)
+            )
+            if any(_ARITH.search(t) for t in args)
+            else ()
+        )
         if callee in shared_sizes.ATTRIBUTE_CALLEES:
             size = shared_sizes.attribute_fact(
                 callee, arguments, args, evaluate_int, _arg_name, loc, space, fname, self.word_at(*where[1:3])
@@ -820,6 +828,7 @@ class Extractor:
                 member_of=member_of,
                 arg_types=arg_types,
                 const_args=const_args,
+                operand_types=operand_types,
                 mask_typedef=mask_typedef,
                 mask_typedef_loc=mask_typedef_loc,
             )
@@ -1588,6 +1597,23 @@ def _qualified_at(toks: list, i: int, candidates: list[tuple[str, ...]]) -> str:
             j += 2
         else:
             return "::".join(parts)
+    return ""
+
+
+_ARITH = re.compile(r"[\w)\]]\s*[-+]\s*[\w(]")  # an argument written as a sum or difference
+
+
+def _leftmost_operand_type(arg: ci.Cursor) -> str:
+    """The declared type (typedef kept: `CUdeviceptr`) of the variable or member an arithmetic
+    argument starts from, through casts and parentheses; "" when it starts elsewhere."""
+    c = arg
+    for _ in range(8):
+        if c.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR):
+            return c.type.spelling
+        kids = list(c.get_children())
+        if not kids:
+            return ""
+        c = kids[0]
     return ""
 
 

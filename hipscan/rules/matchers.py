@@ -196,6 +196,7 @@ def _arg_ok(
     types: tuple[str, ...] = (),
     constants: tuple[int, ...] | None = None,
     function: str = "",
+    operand_types: tuple[str, ...] = (),
 ) -> bool:
     if cond.index >= len(args):
         return False
@@ -237,6 +238,17 @@ def _arg_ok(
     )
     if needs_decl:
         decl = index.decl_of(text)
+        operand = operand_types[cond.index] if cond.index < len(operand_types) else ""
+        if (
+            decl is None
+            and operand
+            and not (cond.decl_init_regex or cond.decl_storage or cond.not_decl_storage)
+        ):
+            # declared in a header whose facts another translation unit carries: the front end
+            # recorded the declared type of the operand the arithmetic starts from
+            if cond.decl_type_regex is not None and not cond.decl_type_regex.search(operand):
+                return False
+            return cond.not_decl_type_regex is None or not cond.not_decl_type_regex.search(operand)
         if decl is None:  # unknown declaration: stay quiet rather than guess
             return False
         if cond.decl_type_regex is not None and not cond.decl_type_regex.search(decl.type):
@@ -259,8 +271,9 @@ def _args_ok(
     types: tuple[str, ...] = (),
     constants: tuple[int, ...] | None = None,
     function: str = "",
+    operand_types: tuple[str, ...] = (),
 ) -> bool:
-    return all(_arg_ok(c, args, index, types, constants, function) for c in conds or ())
+    return all(_arg_ok(c, args, index, types, constants, function, operand_types) for c in conds or ())
 
 
 def _re(spec: MatchSpec, key: str, text: str) -> bool:
@@ -310,7 +323,9 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
         return None
     if len(args) > spec.conds.get("arg_count_max", 1 << 30):
         return None
-    if not _args_ok(spec.conds.get("arg"), args, index, f.arg_types, f.const_args, f.function):
+    if not _args_ok(
+        spec.conds.get("arg"), args, index, f.arg_types, f.const_args, f.function, f.operand_types
+    ):
         return None
     p = {
         "match": f.callee,
