@@ -107,6 +107,7 @@ class TUIndex:
         self.names_used.update(i.name for i in facts.idents)
         self.names_used.update(m.member for m in facts.members)
         self.call_sites: set[tuple[str, int, str]] = {(c.loc.path, c.loc.line, c.callee) for c in facts.calls}
+        self.includes: set[str] = {i.name for i in facts.includes}
 
     def filled_by(self, function: str, name: str, items: tuple[str, ...]) -> bool:
         """Whether ``function`` passes ``name`` as argument ``index`` of a call to ``callee`` for
@@ -626,6 +627,7 @@ def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> d
     if not (
         _in(spec, "space", f.space)
         and _re(spec, "name_regex", f.name)
+        and _re(spec, "qualname_regex", f.qualname)
         and _re(spec, "params_regex", params)
         and _re(spec, "result_regex", f.result)
     ):
@@ -865,6 +867,9 @@ def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
     if callbacks is not None:
         if not function or not any(function in index.callbacks(k) for k in callbacks):
             return False
+    included = spec.conds.get("unless_tu_includes_regex")
+    if included is not None and any(included.search(name) for name in index.includes):
+        return False
     unless = spec.conds.get("unless_file_calls")
     if unless is not None and index.all_callees & set(unless):
         return False

@@ -173,6 +173,9 @@ COMMON_KEYS = {
     # member read in an expression): e.g. the device clock rate that turns cycles into time
     "tu_uses": "strs",
     "not_tu_uses": "strs",
+    # skip when the translation unit includes a header whose name matches (where a rule on the
+    # include already reports, and where a port fixes every use at once)
+    "unless_tu_includes_regex": "regex",
 }
 
 FACT_KEYS: dict[str, dict[str, str]] = {
@@ -295,6 +298,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
     "function": {
         "space": "strs",
         "name_regex": "regex",
+        "qualname_regex": "regex",  # the qualified name (`atomicMax` at global scope, `ns::f`)
         "attribute": "str",  # launch_bounds | cluster_dims: present
         "attribute_args_min": "int",
         "attribute_arg_index": "int",

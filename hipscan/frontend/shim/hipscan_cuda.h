@@ -375,9 +375,15 @@ __HIPSCAN_DEV void surf2DLayeredwrite(__T...);
 __HIPSCAN_DEV void surf2DLayeredread(__T...);
 
 /* low precision: opaque structs are enough to keep the types visible */
-struct __half { unsigned short __x; __host__ __device__ __half() {} __host__ __device__ __half(float); __host__ __device__ operator float() const; };
-struct __half2 { __half x, y; };
-struct __nv_bfloat16 { unsigned short __x; __host__ __device__ __nv_bfloat16() {} __host__ __device__ __nv_bfloat16(float); __host__ __device__ operator float() const; };
+/* the raw types are CUDA's plain structs (HIP's __half_raw/__half2_raw are unions: a rule reads
+   their aggregate initialisers) */
+struct __half_raw { unsigned short x; };
+struct __half2_raw { unsigned short x, y; };
+struct __nv_bfloat16_raw { unsigned short x; };
+struct __nv_bfloat162_raw { unsigned short x, y; };
+struct __half { unsigned short __x; __host__ __device__ __half() {} __host__ __device__ __half(float); __host__ __device__ __half(const __half_raw &); __host__ __device__ operator float() const; };
+struct __half2 { __half x, y; __host__ __device__ __half2() {} __host__ __device__ __half2(__half, __half); __host__ __device__ __half2(const __half2_raw &); };
+struct __nv_bfloat16 { unsigned short __x; __host__ __device__ __nv_bfloat16() {} __host__ __device__ __nv_bfloat16(float); __host__ __device__ __nv_bfloat16(const __nv_bfloat16_raw &); __host__ __device__ operator float() const; };
 struct __nv_bfloat162 { __nv_bfloat16 x, y; };
 #define __HIPSCAN_FP8(N) struct N { unsigned char __x; __host__ __device__ N() {} __host__ __device__ N(float); __host__ __device__ operator float() const; };
 __HIPSCAN_FP8(__nv_fp8_e4m3) __HIPSCAN_FP8(__nv_fp8_e5m2) __HIPSCAN_FP8(__nv_fp8_e8m0)
