@@ -15,7 +15,7 @@ BUILD_NAMES = ("CMakeLists.txt", "setup.py", "compile_commands.json")
 BUILD_SUFFIXES = (".cmake", ".mk")
 # Content test for files whose suffix does not say CUDA: a byte search, used only to choose files.
 CUDA_MARKERS = re.compile(
-    rb"__global__|__device__|__shared__|<<<|\bcuda[A-Z]\w*\s*\(|\bcu[A-Z][a-z]\w*\s*\(|"
+    rb"__global__|__device__|__shared__|<<<|\bcuda[A-Z]\w*\s*\(|\bcu[A-Z][a-z]\w*\s*\(|\bcudaDeviceProp\b|"
     rb"#\s*include\s*[<\"](?:cuda|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvToolsExt|"
     rb"cooperative_groups|mma\.h|thrust/|cub/|cutlass/|cute/|NvInfer|optix|nvml|cufile|nvjpeg|npp)"
 )

@@ -1334,8 +1334,11 @@ class Extractor:
 
     def member(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
         cond = None
+        switch = ""
+        node = c
         for p in reversed(parents[-4:]):
             if p.kind in WRAPPERS and p.kind != K.UNARY_OPERATOR:
+                node = p
                 continue
             if p.kind == K.BINARY_OPERATOR and binary_operator(p) in COMPARE_OPS | {
                 "&&",
@@ -1344,8 +1347,10 @@ class Extractor:
                 "+",
             }:
                 cond = p
+            elif p.kind == K.SWITCH_STMT and next(iter(children(p)), None) == node:
+                switch = self.switch_cases(p, node)
             break
-        if cond is None:
+        if cond is None and not switch:
             return
         base = next(iter(children(c)), None)
         if base is None:
@@ -1361,10 +1366,31 @@ class Extractor:
                 loc=where[0],
                 context=space,
                 function=fname,
-                expr=self.text(cond, 200),
-                guard=self.if_guard(cond, parents) if record in GUARDED_RECORDS else "",
+                expr=self.text(cond, 200) if cond is not None else switch,
+                guard=self.if_guard(cond, parents) if cond is not None and record in GUARDED_RECORDS else "",
             )
         )
+
+    def switch_cases(self, stmt: ci.Cursor, value: ci.Cursor) -> str:
+        """ "switch (X) case A, B, ..." for a member a switch dispatches on: the case labels are
+        what the value is compared with (an occupancy table keyed on `prop.major`)."""
+        labels: list[str] = []
+        stack = list(children(stmt))[1:]
+        while stack and len(labels) < 32:
+            n = stack.pop(0)
+            if n.kind == K.SWITCH_STMT:
+                continue  # a nested switch has its own labels
+            if n.kind == K.CASE_STMT:
+                kids = children(n)
+                if kids:
+                    labels.append(self.text(kids[0], 40))
+                    stack = kids[1:] + stack
+                continue
+            if not n.kind.is_expression():
+                stack = list(children(n)) + stack
+        if not labels:
+            return ""
+        return f"switch ({self.text(value, 80)}) case {', '.join(labels)}"
 
     def if_guard(self, cond: ci.Cursor, parents: list[ci.Cursor]) -> str:
         """ "if (COND) THEN[ else ELSE]" when ``cond`` sits in an `if` condition (see MemberRefFact)."""
