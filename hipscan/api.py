@@ -113,7 +113,7 @@ def scan(
     inside: dict[str, int] = {}  # bundled tree -> findings in it (seen through project includes)
     files = sorted(sources.project_files)
     given = tuple(config.defines)
-    build = hip_build()
+    build = hip_build().for_target(tuple(config.rocm_version))
     options = replace(
         rule_options(config),
         hip_names=hip_provided_names(files, sources.root),
@@ -190,7 +190,9 @@ def scan(
         fr.status = "parse-errors" if fr.error_count else "ok"
     result.files = list(file_results.values())
     if outside:
-        off_hip = OffHipLines(branches, options.hip_absent, options.oldest_absent, lines)
+        off_hip = OffHipLines(
+            branches, options.hip_absent, options.oldest_absent, lines, options.rocm_version
+        )
         findings = _settle_outside(findings, outside, off_hip, suppressions)
     result.files.sort(key=lambda r: r.path)
     result.findings = sorted(findings, key=lambda f: f.sort_key)

@@ -10,7 +10,7 @@ so a condition that depends on anything else stays undecided.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 
@@ -36,12 +36,26 @@ class HipBuild:
     absent: frozenset[str] = frozenset()  # also never defined for AMD; an NVIDIA build defines them
     oldest_device: tuple[tuple[str, int], ...] = ()  # the oldest NVIDIA device pass's values
     compiler_values: tuple[tuple[str, int], ...] = ()  # what hip-clang defines as a clang
+    version_macros: tuple[tuple[str, str], ...] = ()  # HIP's version macros: name -> what they hold
+    version_values: tuple[tuple[str, int], ...] = ()  # their values for the targeted ROCm release
 
     def hip_values(self, names: set[str]) -> tuple[dict[str, int], tuple[str, ...]]:
-        """Macro values in a HIP build for AMD: markers defined, NVIDIA-only names undefined."""
+        """Macro values in a HIP build for AMD: markers defined, NVIDIA-only names undefined, the
+        HIP version macros at the targeted release (when one is set, see ``for_target``)."""
         undefined = tuple(n for n in names if n in self.undefined)
         defined = {n: 1 for n in names if n not in self.undefined and self.defined.match(n)}
+        defined.update((n, v) for n, v in self.version_values if n in names)
         return defined, undefined
+
+    def for_target(self, rocm_version: tuple[int, ...] | None) -> HipBuild:
+        """This build for a targeted ROCm release: its HIP version macros get values."""
+        if not rocm_version:
+            return self
+        major, minor, patch = (tuple(rocm_version) + (0, 0, 0))[:3]
+        parts = {"major": major, "minor": minor, "patch": patch}
+        parts["combined"] = major * 10_000_000 + minor * 100_000 + patch
+        values = tuple(sorted((name, parts[what]) for name, what in self.version_macros))
+        return replace(self, version_values=values)
 
     def cuda_values(self, names: set[str]) -> tuple[dict[str, int], tuple[str, ...]]:
         """In an NVIDIA build every HIP marker is undefined; the rest stays unknown."""
@@ -63,6 +77,7 @@ def hip_build() -> HipBuild:
         absent=frozenset(data.get("absent", ())),
         oldest_device=tuple(sorted(data.get("oldest_device", {}).items())),
         compiler_values=tuple(sorted(data.get("compiler_values", {}).items())),
+        version_macros=tuple(sorted(data.get("version_macros", {}).items())),
     )
 
 
@@ -135,7 +150,8 @@ class Scenario:
 def hip_scenario(build: HipBuild, absent: frozenset[str] = frozenset()) -> Scenario:
     """A HIP build for AMD: HIP markers defined; nvcc's, the toolkit's and ``absent`` (project
     macros defined only where a HIP build never looks, hipscan.frontend.archmacros) not."""
-    return Scenario(build.compiler_values, build.undefined | build.absent | absent, build.defined, True)
+    values = build.compiler_values + build.version_values
+    return Scenario(values, build.undefined | build.absent | absent, build.defined, True)
 
 
 def oldest_device_scenario(build: HipBuild, absent: frozenset[str] = frozenset()) -> Scenario:

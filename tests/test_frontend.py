@@ -311,6 +311,20 @@ def test_device_pass_reads_code_only_nvcc_device_pass_compiles(tmp_path):
     assert [(lit.value, lit.op, lit.loc.line) for lit in f.literals if lit.value == 31] == [(31, "&", 2)]
 
 
+def test_hip_version_macros_follow_the_targeted_release():
+    """HIP_VERSION tests are decided for the targeted ROCm release (a project's own atomicMax kept
+    for `HIP_VERSION < 40400000` is code a ROCm 6.4 build skips) and stay unknown without one."""
+    from hipscan.platforms import hip_build, hip_choice
+
+    guard = (("if", "!defined(__HIPCC__) || HIP_VERSION < 40400000"),)
+    major = (("if", "HIP_VERSION_MAJOR >= 6 && HIP_VERSION_MINOR >= 2"),)
+    assert hip_choice(guard, hip_build())[0] is None
+    assert hip_choice(guard, hip_build().for_target((6, 4)))[0] is False
+    assert hip_choice(guard, hip_build().for_target((4, 3)))[0] is True
+    assert hip_choice(major, hip_build().for_target((6, 4)))[0] is True
+    assert hip_choice(major, hip_build().for_target((6, 1)))[0] is False
+
+
 def test_never_defined_macros_for_a_hip_build(tmp_path):
     """A macro whose every #define needs __CUDA_ARCH__ (or a macro only defined under it) is
     never defined in a HIP build; one with a definition a HIP build can take is not, nor one given

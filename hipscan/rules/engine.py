@@ -262,7 +262,9 @@ class RuleSet:
         api_locs = {k[1:] for k, (r, *_) in hits.items() if not r.is_api_rule and not r.fallback}
         out: list[Finding] = []
         lines_done: set[tuple] = set()
-        off_hip = OffHipLines(facts.branches, options.hip_absent, options.oldest_absent, read_line)
+        off_hip = OffHipLines(
+            facts.branches, options.hip_absent, options.oldest_absent, read_line, options.rocm_version
+        )
         chain_of = {(b.loc.path, b.loc.line): b.chain_line for b in facts.branches}
         for key in sorted(hits, key=lambda k: (k[1], k[2], k[3], self._order[k[0]])):
             rule, confidence, placeholders, fact = hits[key]
@@ -286,6 +288,8 @@ class RuleSet:
             if confidence == "low" and not options.include_low_confidence:
                 continue
             if _suppressed(facts, rule, loc[0], loc[1]) or loc[:2] in off_hip:
+                continue
+            if rule.hip_compiled_only and off_hip.hip_skips(loc[:2]):
                 continue
             roots = [r for r in getattr(fact, "related", ()) if r.role == "definition"]
             if any((r.path, r.line) in off_hip for r in roots):

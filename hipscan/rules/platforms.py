@@ -59,8 +59,9 @@ class OffHipLines:
         hip_absent: frozenset[str] = frozenset(),
         oldest_absent: frozenset[str] = frozenset(),
         read_line: Callable[[str, int], str] | None = None,
+        rocm_version: tuple[int, ...] | None = None,
     ) -> None:
-        build = hip_build()
+        build = hip_build().for_target(rocm_version)  # HIP_VERSION tests decided for the target
         self.spans: dict[str, list[tuple[int, int]]] = {}
         chains: dict[tuple[str, int], list[BranchFact]] = {}
         for b in branches:
@@ -69,6 +70,12 @@ class OffHipLines:
             else:
                 chains.setdefault((b.loc.path, b.chain_line), []).append(b)
         hip, oldest = hip_scenario(build, hip_absent), oldest_device_scenario(build, oldest_absent)
+        # every branch the HIP build skips, whether or not another branch takes over
+        self.skipped: dict[str, list[tuple[int, int]]] = {}
+        for (path, _line), chain in chains.items():
+            for b in chain:
+                if hip.takes(b.chain) is False:
+                    self.skipped.setdefault(path, []).append((b.loc.line, b.end_line))
         for (path, _line), chain in chains.items():
             if read_line is None:
                 continue
@@ -90,6 +97,12 @@ class OffHipLines:
     def __contains__(self, where: tuple[str, int]) -> bool:
         path, line = where
         return any(start <= line < end for start, end in self.spans.get(path, ()))
+
+    def hip_skips(self, where: tuple[str, int]) -> bool:
+        """Whether the line lies in a branch a HIP build does not compile (decided above, or one
+        it skips with nothing to take instead)."""
+        path, line = where
+        return where in self or any(start <= line < end for start, end in self.skipped.get(path, ()))
 
 
 def skipped_with_fallback(

@@ -34,6 +34,7 @@ class Rule:
     once_per_file: bool = False
     once_per_chain: bool = False  # one finding per #if/#elif/#else chain (directive rules)
     fixed_in_rocm: tuple[int, ...] | None = None
+    hip_compiled_only: bool = False  # quiet in every #if branch a HIP build skips
     source: str = ""  # the rule file it came from
 
     @property

@@ -431,6 +431,9 @@ RULE_KEYS = {
     "once_per_file": ("bool", False),  # report only the first match of a file
     "once_per_chain": ("bool", False),  # only the first branch of an #if chain that matches
     "fixed_in_rocm": ("str", False),  # stops applying when the target ROCm is at least this
+    # a finding only where the HIP build compiles the line: quiet in every branch it skips, also
+    # one with no other branch to take (a project definition that would collide with HIP's)
+    "hip_compiled_only": ("bool", False),
 }
 
 
