@@ -657,6 +657,8 @@ def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> d
         i = spec.conds.get("attribute_arg_index", 0)
         if i < len(args) and not _not_re(spec, "attribute_arg_not_regex", args[i]):
             return None
+        if not _re(spec, "attribute_arg_regex", args[i] if i < len(args) else ""):
+            return None
         below = spec.conds.get("attribute_arg0_below")
         if below is not None and (int_value(args[0]) or 0) >= below:
             return None

@@ -304,6 +304,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "attribute_arg_index": "int",
         "attribute_arg_gt": "int",
         "attribute_arg_not_regex": "regex",  # the argument at attribute_arg_index must not match
+        "attribute_arg_regex": "regex",  # the argument at attribute_arg_index must match
         # the first argument (threads per block) is not an integer constant >= this
         "attribute_arg0_below": "int",
         "params_regex": "regex",  # the parameter types, joined with ", "
