@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from hipscan.platforms import Chain, Scenario, hip_build, hip_choice
+from hipscan.platforms import Chain, Scenario, hip_build, hip_choice, names_in
 
 BASE = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_FEAT_SM90_ALL"})
 DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif|define|undef)\b(.*)$")
@@ -167,6 +167,37 @@ def never_defined(
         if not found:
             return absent
         absent |= found
+
+
+# what names the CUDA compiler itself (not an architecture or a version): a macro the project
+# defines only under a test of these stands for "compiled by a CUDA compiler"
+CUDA_COMPILERS = frozenset({"__CUDACC__", "__NVCC__", "__CUDA__", "_NVHPC_CUDA", "__NVCOMPILER_CUDA__"})
+
+
+def nvcc_only(
+    files: list[Path],
+    absent: frozenset[str],
+    compilers: frozenset[str] = CUDA_COMPILERS,
+    limit: int = 2_000_000,
+) -> frozenset[str]:
+    """Macros of ``absent`` (never defined for HIP) that every `#define` places under a test of
+    the CUDA compiler (QUDA's `#if defined(__CUDACC__) || ...` / `#define QUDA_CUDA_CC`): a test
+    of such a macro selects code for a CUDA compiler, which a HIP build silently drops. Macros
+    derived from `__CUDA_ARCH__` or a version are left out: their tests pick an architecture."""
+    sites: dict[str, list[tuple[Chain, ...]]] = {}
+    for f in files:
+        for _kind, name, _after, chains in _definitions(f, limit):
+            if name in absent:
+                sites.setdefault(name, []).append(chains)
+    return frozenset(
+        name
+        for name, defs in sites.items()
+        if all(
+            any(names_in(c) & compilers for c in chains)
+            and not any("__CUDA_ARCH__" in names_in(c) for c in chains)
+            for chains in defs
+        )
+    )
 
 
 def _skipper(scenario: Scenario) -> Callable[[Chain], bool]:

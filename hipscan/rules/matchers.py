@@ -591,7 +591,7 @@ def match_include(spec: MatchSpec, f: IncludeFact, index: TUIndex, _opts) -> dic
     return {"match": f.name, "name": f.name, "resolved": f.resolved}
 
 
-def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, _opts) -> dict | None:
+def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, ctx) -> dict | None:
     if not (
         _in(spec, "kind", f.kind)
         and _re(spec, "text_regex", f.text)
@@ -599,6 +599,8 @@ def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, _opts) ->
     ):
         return None
     names = spec.conds.get("names")
+    if spec.conds.get("names_nvcc_only"):  # the project's own "compiled by a CUDA compiler" macros
+        names = ctx.nvcc_only
     hit = [n for n in dict.fromkeys(f.names) if names is None or n in names]
     if names is not None and not hit:
         return None

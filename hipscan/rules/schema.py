@@ -290,6 +290,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "text_regex": "regex",
         "not_text_regex": "regex",
         "names": "strs",
+        # the directive names a project macro defined only under a test of the CUDA compiler
+        # (RuleOptions.nvcc_only) instead of one of `names`
+        "names_nvcc_only": "bool",
         # ["__CUDA_ARCH__=800"]: only conditions whose truth differs between a build with these
         # macros and one without them (or that cannot be evaluated)
         "diverges_without": "strs",
