@@ -1466,9 +1466,12 @@ class Extractor:
                 if skipped and not device_pass:
                     continue
                 if t.kind == IDENT and (t.text in watched or t.text in self.qualified):
-                    # a watched name, or the last part of a watched qualified one (thrust::cuda::par)
-                    name = t.text if t.text in watched else _qualified_at(toks, idx, self.qualified[t.text])
-                    if name:
+                    # a watched name, or every watched qualified name spelled from here
+                    # (`cuda::std::atomic` is both `cuda::std` and `cuda::std::atomic`)
+                    names = (
+                        [t.text] if t.text in watched else _qualified_at(toks, idx, self.qualified[t.text])
+                    )
+                    for name in names:
                         sp, nm = context(t.offset)
                         self.facts.idents.append(
                             IdentFact(
@@ -1613,17 +1616,19 @@ def _is_string(text: str) -> bool:
     return text.endswith('"') and '"' in text[:4]
 
 
-def _qualified_at(toks: list, i: int, candidates: list[tuple[str, ...]]) -> str:
-    """The watched qualified name spelled from token i (`thrust :: cuda :: par`), or ""."""
-    for parts in candidates:
+def _qualified_at(toks: list, i: int, candidates: list[tuple[str, ...]]) -> list[str]:
+    """The watched qualified names spelled from token i (`thrust :: cuda :: par`), shortest
+    first: one prefix of another (`cuda::std`, `cuda::std::atomic`) is recorded as each."""
+    found = []
+    for parts in sorted(candidates, key=lambda p: (len(p), p)):
         j = i
         for part in parts[1:]:
             if j + 2 >= len(toks) or toks[j + 1].text != "::" or toks[j + 2].text != part:
                 break
             j += 2
         else:
-            return "::".join(parts)
-    return ""
+            found.append("::".join(parts))
+    return found
 
 
 _ARITH = re.compile(r"[\w)\]]\s*[-+]\s*[\w(]")  # an argument written as a sum or difference
