@@ -11,6 +11,10 @@
 #ifndef __NVCC__
 #define __NVCC__ 1
 #endif
+/* nvcc does not define __CUDA__; clang predefines it for every CUDA parse. Project code that
+ * tests `defined(__clang__) && defined(__CUDA__)` for clang-CUDA (QUDA's block_reduce_helper.h
+ * picks cub over cooperative groups there) must take the arm nvcc takes. */
+#undef __CUDA__
 #ifndef CUDART_VERSION
 #define CUDART_VERSION 12040
 #endif
