@@ -81,6 +81,25 @@ def test_arm_macro_keeps_the_cuda_argument_and_line_numbers() -> None:
     assert prepare.expand_arm_macros(defined, macros, "cuda") == defined
 
 
+def test_switch_unifdef_leaves_in_a_condition_is_settled_line_for_line() -> None:
+    # exllamav2 compat.cuh: unifdef -UUSE_ROCM keeps `#if defined(USE_ROCM) || (...)` as it is
+    text = (
+        "#if defined(USE_ROCM) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 750)\n"
+        "#if X && \\\n    defined USE_ROCM\n"
+        "int n = defined(USE_ROCM_X);\n"
+        "#elif !defined( HIP_HALF )\n"
+    )
+    out = prepare.settle_defined(text, ("-UUSE_ROCM", "-DHIP_HALF=1"))
+    assert out.splitlines() == [
+        "#if 0 || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 750)",
+        "#if X && \\",
+        "    0",
+        "int n = defined(USE_ROCM_X);",
+        "#elif !1",
+    ]
+    assert prepare.settle_defined(text, ()) == text
+
+
 def test_separate_file_port_ignores_renames_and_layout() -> None:
     cuda = "#include <cuda_runtime.h>\nint lane = threadIdx.x % 32;\ncudaStream_t s;\nint x =\n  1;\n"
     hip = "#include <hip_runtime.h>\nint lane = threadIdx.x % warpSize;\nhipStream_t s;\nint x = 1;\n"

@@ -172,6 +172,30 @@ def unifdef(path: Path, args: tuple[str, ...]) -> str | None:
     return None
 
 
+def settle_defined(text: str, args: tuple[str, ...]) -> str:
+    """Write `defined(M)` as 0 or 1 in the directives unifdef left, for each macro the view
+    undefines (-UM) or defines (-DM), keeping every line at its number.
+
+    unifdef resolves a condition only when its whole value is known, so `#if X || defined(USE_ROCM)`
+    stays as it is with -UUSE_ROCM; a scan of the CUDA original would then see the port's switch and
+    read the arm as one a HIP build already takes care of."""
+    values = {}
+    for arg in args:
+        if arg[:2] in ("-U", "-D") and len(arg) > 2:
+            values[arg[2:].split("=", 1)[0]] = "0" if arg[:2] == "-U" else "1"
+    if not values:
+        return text
+    names = "|".join(re.escape(n) for n in sorted(values, key=len, reverse=True))
+    pattern = re.compile(r"\bdefined\s*(?:\(\s*(" + names + r")\s*\)|\s(" + names + r")\b)")
+    lines = text.split("\n")
+    in_directive = False
+    for i, line in enumerate(lines):
+        if in_directive or line.lstrip().startswith("#"):
+            lines[i] = pattern.sub(lambda m: values[m.group(1) or m.group(2)], line)
+        in_directive = line.endswith("\\")
+    return "\n".join(lines)
+
+
 def _call_args(text: str, start: int) -> tuple[list[str], int] | None:
     """Top-level arguments of the call whose '(' is at start, and the index after its ')'."""
     depth, args, cur, i = 0, [], start + 1, start
@@ -236,6 +260,11 @@ def prepare(cb: CodeBase, git_dir: Path, out: Path, view: str = "cuda") -> Path:
             err = unifdef(path, args) if args else None
             if err:
                 print(err, file=sys.stderr)
+            if args:
+                text = path.read_text(errors="surrogateescape")
+                new = settle_defined(text, args)
+                if new != text:
+                    path.write_text(new, errors="surrogateescape")
             if cb.arm_macros:
                 text = path.read_text(errors="surrogateescape")
                 new = expand_arm_macros(text, cb.arm_macros, view)

@@ -400,12 +400,14 @@ typedef __half half;
 typedef __half2 half2;
 typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;
-__device__ __half __float2half(float);
-__device__ float __half2float(__half);
-__device__ __half2 __floats2half2_rn(float, float);
-__device__ __half2 __float2half2_rn(float);
-__device__ __nv_bfloat16 __float2bfloat16(float);
-__device__ float __bfloat162float(__nv_bfloat16);
+/* host and device in CUDA's cuda_fp16.hpp/cuda_bf16.hpp and in HIP's amd_hip_fp16.h/amd_hip_bf16.h:
+   host code converting scalars (cuBLAS alpha/beta) compiles with both */
+__host__ __device__ __half __float2half(float);
+__host__ __device__ float __half2float(__half);
+__host__ __device__ __half2 __floats2half2_rn(float, float);
+__host__ __device__ __half2 __float2half2_rn(float);
+__host__ __device__ __nv_bfloat16 __float2bfloat16(float);
+__host__ __device__ float __bfloat162float(__nv_bfloat16);
 
 #undef __HIPSCAN_DEV
 #include "hipscan_cuda_api.h"
