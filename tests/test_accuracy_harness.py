@@ -56,6 +56,21 @@ def test_where_findings_land_and_unlabelled() -> None:
     assert [f.line for f in accuracy.unlabelled(labels, found)] == [70]
 
 
+def test_tuning_and_port_choices_are_counted_apart() -> None:
+    def nonwarp(kind: str, line: int, note: str) -> accuracy.Label:
+        return accuracy.Label("a.cu", line, line, kind, "non-warp", "other", note)
+
+    labels = [
+        nonwarp("edit", 10, "tuning: 256 -> 512 threads"),
+        nonwarp("edit", 20, "port's choice: rocBLAS instead of hipBLAS"),
+        nonwarp("edit", 30, "cudaFuncSetAttribute kept"),
+        nonwarp("left-alone", 40, "tuning: kept"),
+    ]
+    _tallies, outcomes = accuracy.measure(labels, [finding(10), finding(40)])
+    t = accuracy.without_choices([("x", outcomes, [])])
+    assert (t.edits, t.hit, t.alone, t.flagged) == (1, 0, 1, 1)
+
+
 def test_label_file_errors_name_the_row(tmp_path: Path) -> None:
     good = tmp_path / "x.csv"
     good.write_text(
