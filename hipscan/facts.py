@@ -183,6 +183,9 @@ class LiteralFact:
     # role arg: the macro the call is written through (`SHFL_DOWN(0xffffffff, v, i)` with
     # `#define SHFL_DOWN __shfl_down_sync`), where a port fixes every such call at once
     callee_macro: str = ""
+    # in the condition of a `?:` whose two arms every thread sees alike (hipscan.frontend.uniform):
+    # a lane test that only hands lane 0's value to more lanes
+    selects_uniform: bool = False
 
 
 @dataclass(frozen=True, slots=True)

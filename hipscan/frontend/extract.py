@@ -40,6 +40,7 @@ from hipscan.frontend.clang import (
     file_name,
 )
 from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens
+from hipscan.frontend.uniform import selects_uniform
 from hipscan.frontend.warpflow import Flow
 
 K = ci.CursorKind
@@ -1113,6 +1114,7 @@ class Extractor:
                 written=written,
                 expr=self.whole_expression(c, parents),
                 callee_macro=callee_macro,
+                selects_uniform=role == "binop" and selects_uniform(c, parents, children, binary_operator),
             )
         )
 

@@ -461,6 +461,8 @@ def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dic
     via_macro = spec.conds.get("callee_macro")
     if via_macro is not None and via_macro != bool(f.callee_macro):
         return None
+    if spec.conds.get("unless_selects_uniform") and f.selects_uniform:
+        return None  # only hands a value every thread sees alike to more lanes
     return {
         "match": f.spelling,
         "expr": f.expr,

@@ -238,6 +238,8 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "expr_regex": "regex",  # the whole expression around the literal
         "not_expr_regex": "regex",  # the whole expression around the literal must not match
         "callee_macro": "bool",  # role arg: the call is written through a macro naming the callee
+        # quiet when the literal is in a `?:` condition whose arms are thread-invariant
+        "unless_selects_uniform": "bool",
     },
     "member": {
         "member": "strs",
