@@ -226,6 +226,9 @@ class ConstUseFact:
     chain: tuple[NamedValue, ...] = ()
     guessed: bool = False  # the value is a template parameter's default: other arguments may differ
     callee_macro: str = ""  # role arg: the macro the call is written through (see LiteralFact)
+    # role static-assert: the assertion still holds with the width at 64 (`n <= kWarpSize` where
+    # n does not grow with the width), decided on the AST by hipscan.frontend.bound
+    holds_wider: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +286,7 @@ class WidthFact:
     written: str = ""  # the root's value as written ("32", "0xffffffff", "~0u")
     related: tuple[RelatedLoc, ...] = ()  # definition: every use the root reaches; else the root
     callee_macro: str = ""  # sink arg: the macro the call is written through (see LiteralFact)
+    holds_wider: bool = False  # sink static-assert: still true with the width at 64
 
 
 @dataclass(frozen=True, slots=True)

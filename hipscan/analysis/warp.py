@@ -114,6 +114,7 @@ def _from_use(u: ConstUseFact) -> list[WidthFact]:
             storage=u.storage,
             confidence="medium" if u.guessed else "high",
             callee_macro=u.callee_macro,
+            holds_wider=u.holds_wider,
             written=u.other if not u.chain else root.written if root else "",
             related=(
                 (RelatedLoc(root_loc.path, root_loc.line, root_loc.column, "definition"),) if root_loc else ()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import clang.cindex as ci
 
 from hipscan.facts import ConstUseFact, Loc, NamedValue, SubscriptFact
+from hipscan.frontend.bound import Direction, holds_wider
 from hipscan.frontend.clang import COMPARE_OPS, CONFIG_FUNCTIONS, binary_operator, file_location_ptr
 
 if TYPE_CHECKING:
@@ -464,6 +465,7 @@ class Flow:
             return
         role, op, index, other, decl_type, storage = "other", "", -1, "", "", ()
         callee_macro = ""
+        holds = False
         p = parents[i] if i >= 0 else None
         pk = p._kind_id if p is not None else -1
         if pk in (_BINARY, _COMPOUND):
@@ -477,6 +479,7 @@ class Flow:
                 )
                 if any(q._kind_id == _STATIC_ASSERT for q in parents[max(0, i - 2) : i]):
                     role = "static-assert"
+                    holds = self._holds_wider(p, op, chain)
             else:
                 role = "binop"
         elif pk in _ALIASES and self._template_ref(p, child):
@@ -541,7 +544,22 @@ class Flow:
                 chain=chain,
                 guessed=any(n.kind == "template-param" for n in chain),
                 callee_macro=callee_macro,
+                holds_wider=holds,
             )
+        )
+
+    def _holds_wider(self, comparison: ci.Cursor, op: str, chain: tuple[NamedValue, ...]) -> bool:
+        """Whether an asserted comparison with the width stays true at 64 (hipscan.frontend.bound)."""
+        root = next((n.name for n in reversed(chain) if n.value in ROOT_VALUES), "")
+        if not root:
+            return False
+
+        def reaches(name: str) -> bool:
+            found = self.macro_chain(name)
+            return found is None or any(n.name == root for n in found)
+
+        return holds_wider(
+            comparison, op, Direction(root, self.ex_children, binary_operator, self._macro_at, reaches)
         )
 
     def _initialises(self, decl: ci.Cursor, expr: ci.Cursor) -> bool:

@@ -501,6 +501,9 @@ def match_width(spec: MatchSpec, f: WidthFact, index: TUIndex, _opts) -> dict | 
         return None
     if "subscript_regex" in spec.conds and not f.subscript:
         return None
+    wider = spec.conds.get("holds_wider")
+    if wider is not None and wider != f.holds_wider:
+        return None
     derived = spec.conds.get("derived")
     if derived is not None and derived != (f.value != f.root_value):
         return None

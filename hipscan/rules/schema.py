@@ -272,6 +272,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "reaches_regex": "regex",  # definition: one of its uses' roles ("argument 0 of __shfl_sync")
         "not_reaches_regex": "regex",  # definition: none of its uses' roles
         "uses_min": "int",  # definition: at least this many uses
+        "holds_wider": "bool",  # static-assert: the assertion still holds with the width at 64
     },
     "assign": {
         "lhs_type": "strs",  # exact type names: the front end records only watched ones
