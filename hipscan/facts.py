@@ -186,6 +186,9 @@ class LiteralFact:
     # in the condition of a `?:` whose two arms every thread sees alike (hipscan.frontend.uniform):
     # a lane test that only hands lane 0's value to more lanes
     selects_uniform: bool = False
+    # in the condition of an `if` with no warp-synchronous call, followed by a block barrier: a step
+    # of a block-wide tree reduction (hipscan.frontend.uniform.block_step)
+    block_step: bool = False
 
 
 @dataclass(frozen=True, slots=True)

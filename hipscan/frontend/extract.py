@@ -40,7 +40,7 @@ from hipscan.frontend.clang import (
     file_name,
 )
 from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens
-from hipscan.frontend.uniform import selects_uniform
+from hipscan.frontend.uniform import block_step, selects_uniform
 from hipscan.frontend.warpflow import Flow
 
 K = ci.CursorKind
@@ -1115,6 +1115,7 @@ class Extractor:
                 expr=self.whole_expression(c, parents),
                 callee_macro=callee_macro,
                 selects_uniform=role == "binop" and selects_uniform(c, parents, children, binary_operator),
+                block_step=role == "compare" and block_step(c, parents, children),
             )
         )
 

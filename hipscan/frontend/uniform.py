@@ -1,4 +1,5 @@
-"""Whether a lane test only chooses between values every thread of the block sees alike.
+"""Whether a lane test only chooses between values every thread of the block sees alike, or only
+decides one step of a block-wide tree reduction (``block_step``, at the end).
 
 `v = threadIdx.x % 32 == 0 ? prefix[s] : identity` hands each warp's first lane a value that does
 not depend on the thread (mamba's selective scan seeds cub's per-warp scan this way). On a
@@ -15,6 +16,7 @@ device function (its caller's per-thread values) or a local without an initialis
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import clang.cindex as ci
@@ -122,3 +124,77 @@ def _target(c: ci.Cursor, children) -> ci.Cursor | None:
     if c.kind == K.DECL_REF_EXPR and c.referenced is not None:
         return c.referenced
     return None
+
+
+# calls that make a thread wait for the whole block
+BLOCK_BARRIERS = frozenset({"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"})
+# warp-synchronous calls: a body holding one is warp code even if a block barrier follows
+WARP_CALL_PREFIXES = ("__shfl", "shfl", "__ballot", "ballot", "__syncwarp", "__any", "__all", "__activemask")
+_THREAD_BLOCK = ("thread_block", "cooperative_groups::thread_block", "cg::thread_block")
+_CONST = re.compile(r"^const\s+|\s*&$")
+
+
+def block_step(
+    literal: ci.Cursor,
+    parents: list[ci.Cursor],
+    children: Callable[[ci.Cursor], list[ci.Cursor]],
+) -> bool:
+    """True when ``literal`` sits in the condition of an `if` whose body holds no warp-synchronous
+    call and whose next statement is a block-wide barrier (`__syncthreads()`, `cg::sync(block)`,
+    `block.sync()`): a step of a block-wide tree reduction, not code for one warp."""
+    child = literal
+    for i in range(len(parents) - 1, -1, -1):
+        p = parents[i]
+        if p.kind == K.IF_STMT:
+            kids = children(p)
+            if not kids or kids[0] != child or i == 0:
+                return False
+            if any(_warp_call(k, children) for k in kids[1:]):
+                return False
+            siblings = children(parents[i - 1])
+            at = next((j for j, s in enumerate(siblings) if s == p), None)
+            return at is not None and at + 1 < len(siblings) and _barrier(siblings[at + 1], children)
+        if not p.kind.is_expression():
+            return False
+        child = p
+    return False
+
+
+def _calls(c: ci.Cursor, children) -> list[ci.Cursor]:
+    out, stack = [], [c]
+    while stack:
+        n = stack.pop()
+        if n.kind == K.CALL_EXPR:
+            out.append(n)
+        stack.extend(children(n))
+    return out
+
+
+def _warp_call(c: ci.Cursor, children) -> bool:
+    return any(k.spelling.startswith(WARP_CALL_PREFIXES) for k in _calls(c, children))
+
+
+def _barrier(stmt: ci.Cursor, children) -> bool:
+    while stmt.kind == K.UNEXPOSED_EXPR and children(stmt):
+        stmt = children(stmt)[0]
+    if stmt.kind != K.CALL_EXPR:
+        return False
+    if stmt.spelling in BLOCK_BARRIERS:
+        return True
+    if stmt.spelling != "sync":
+        return False
+    args = list(stmt.get_arguments())
+    if args:  # cg::sync(block)
+        return _is_block(args[0].type)
+    kids = children(stmt)
+    member = kids[0] if kids else None
+    if member is not None and member.kind == K.MEMBER_REF_EXPR:  # block.sync()
+        obj = children(member)
+        while obj and obj[0].kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):  # the base-class cast
+            obj = children(obj[0])
+        return bool(obj) and _is_block(obj[0].type)
+    return False
+
+
+def _is_block(t: ci.Type) -> bool:
+    return any(_CONST.sub("", n) in _THREAD_BLOCK for n in (t.spelling, t.get_canonical().spelling))

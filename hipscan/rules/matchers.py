@@ -463,6 +463,8 @@ def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dic
         return None
     if spec.conds.get("unless_selects_uniform") and f.selects_uniform:
         return None  # only hands a value every thread sees alike to more lanes
+    if spec.conds.get("unless_block_step") and f.block_step:
+        return None  # a block-wide tree-reduction step: a barrier follows, no warp code inside
     return {
         "match": f.spelling,
         "expr": f.expr,

@@ -240,6 +240,8 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "callee_macro": "bool",  # role arg: the call is written through a macro naming the callee
         # quiet when the literal is in a `?:` condition whose arms are thread-invariant
         "unless_selects_uniform": "bool",
+        # quiet when the literal decides an `if` that is one step of a block-wide tree reduction
+        "unless_block_step": "bool",
     },
     "member": {
         "member": "strs",
