@@ -1353,8 +1353,8 @@ class Extractor:
             elif p.kind == K.SWITCH_STMT and next(iter(children(p)), None) == node:
                 switch = self.switch_cases(p, node)
             break
-        if cond is None and not switch:
-            return
+        if cond is None and not switch and "." + c.spelling not in self.watched:
+            return  # a member a rule reads anywhere (watched as ".name") is kept wherever it is read
         base = next(iter(children(c)), None)
         if base is None:
             return
@@ -1369,7 +1369,7 @@ class Extractor:
                 loc=where[0],
                 context=space,
                 function=fname,
-                expr=self.text(cond, 200) if cond is not None else switch,
+                expr=self.text(cond, 200) if cond is not None else (switch or self.text(c, 200)),
                 guard=self.if_guard(cond, parents) if cond is not None and record in GUARDED_RECORDS else "",
             )
         )

@@ -112,6 +112,10 @@ class RuleSet:
                     watched.update(spec.get("lhs_type", ()))
                 elif spec.fact == "string":
                     strings.add(spec.get("text_regex").pattern)
+                elif spec.fact == "member" and spec.get("anywhere"):
+                    # read wherever it is read, not only in a comparison or arithmetic: ".name"
+                    # (no identifier token is spelled so) tells the front end to keep those reads
+                    watched.update("." + m for m in spec.get("member", ()))
         claim_res = [r.claims_regex for r in self.rules if r.claims_regex is not None]
         if claim_res:
             claimed.update(n for n in self.table.entries if any(p.fullmatch(n) for p in claim_res))

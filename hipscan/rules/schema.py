@@ -248,6 +248,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "record_regex": "regex",
         "expr_regex": "regex",
         "not_guard_regex": "regex",  # the `if` the comparison decides ("if (COND) THEN else ELSE")
+        "anywhere": "bool",  # also where it is only read (assigned, passed), not compared
     },
     # derived by hipscan.analysis.warp: a warp-width value where it is written or where it bites
     "width": {
