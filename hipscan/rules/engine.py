@@ -277,16 +277,6 @@ class RuleSet:
         for key in sorted(hits, key=lambda k: (k[1], k[2], k[3], self._order[k[0]])):
             rule, confidence, placeholders, fact = hits[key]
             loc = key[1:]
-            if rule.once_per_chain:
-                where = (rule.id, loc[0], chain_of.get(loc[:2], loc[1]))
-                if where in lines_done:
-                    continue
-                lines_done.add(where)
-            if rule.once_per_line or rule.once_per_file:
-                where = (rule.id, *loc[:2]) if rule.once_per_line else (rule.id, loc[0])
-                if where in lines_done:
-                    continue
-                lines_done.add(where)
             if rule.fallback and loc[:2] in specific_lines:
                 continue
             if rule.is_api_rule:  # one API-table status per name use: the lowest rule id wins
@@ -304,6 +294,18 @@ class RuleSet:
                 continue  # derived from a root the project defines per platform: already ported
             if options.hip_names and not options.hip_names.isdisjoint(_subjects(fact)):
                 continue  # the project's HIP build has its own definition of this name
+            # once per chain/line/file among the findings that remain: a first hit quieted above
+            # (code a HIP build skips) does not hide a later one
+            if rule.once_per_chain:
+                where = (rule.id, loc[0], chain_of.get(loc[:2], loc[1]))
+                if where in lines_done:
+                    continue
+                lines_done.add(where)
+            if rule.once_per_line or rule.once_per_file:
+                where = (rule.id, *loc[:2]) if rule.once_per_line else (rule.id, loc[0])
+                if where in lines_done:
+                    continue
+                lines_done.add(where)
             values = {
                 "context": getattr(fact, "context", ""),
                 "function": getattr(fact, "function", ""),

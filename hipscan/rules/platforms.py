@@ -126,7 +126,8 @@ def harmless_when_skipped(
 ) -> list[BranchFact]:
     """Branches a HIP build skips whose loss changes nothing it runs: one that holds only
     compile-time checks and tuning hints (`__launch_bounds__(128, 16)` chosen by
-    `__CUDA_ARCH__ == 800`, a `static_assert` working around one nvcc release), or one whose
+    `__CUDA_ARCH__ == 800`, a `static_assert` working around one nvcc release, an assumption
+    macro over `__builtin_assume` whose other branch leaves it empty), or one whose
     code is the same as that of the branch the HIP build takes (AMReX's `#if __CUDA_ARCH__ ...
     #define AMREX_ASSUME(X) __builtin_assume(X)` / `#elif defined(__clang__)` with the same
     definition), or one holding only a specialisation of a class template, whose primary template
@@ -177,10 +178,13 @@ _SPECIALISATION = re.compile(
     r"template\s*<[^{};]*>\s*(?:struct|class)\s+\w+\s*<[^{};]*>\s*(?::[^{};]*)?\{.*\}\s*;\s*\Z", re.S
 )
 
-# what an arm may hold and still change no code a HIP build runs (after _body's joining)
+# what an arm may hold and still change no code a HIP build runs (after _body's joining): tuning
+# hints, compile-time checks, and an optimiser assumption macro (ggml's `#if CUDART_VERSION >=
+# 11010` / `#define GGML_CUDA_ASSUME(x) __builtin_assume(x)` / `#else` an empty one)
 _HINTS_ONLY = re.compile(
     r"(?:\s*(?:__launch_bounds__\s*\([^()]*(?:\([^()]*\)[^()]*)*\)"
     r"|static_assert\s*\((?:[^()]|\([^()]*\))*\)\s*;"
+    r"|#\s*define\s+\w+\s*\(\s*\w+\s*\)\s*(?:__builtin_assume|__assume)\s*\(\s*\(?\s*\w+\s*\)?\s*\)"
     r"|#\s*pragma\b[^\n]*))+\s*",
     re.S,
 )
