@@ -39,7 +39,7 @@ from hipscan.frontend.clang import (
     file_location_ptr,
     file_name,
 )
-from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens
+from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens, tokenize
 from hipscan.frontend.uniform import block_step, selects_uniform
 from hipscan.frontend.warpflow import Flow
 
@@ -372,6 +372,9 @@ class Extractor:
         self._names: dict[int, str] = {0: ""}  # CXFile pointer -> name, converted once
         self._macros: dict[str, ci.Cursor] | None = None  # project macro definitions, on demand
         self._body_calls: dict[tuple[str, int, str], int] = {}  # calls seen per macro expansion
+        # project headers this TU does not carry, tokenized on demand for the macro bodies they
+        # define (CUDA_SET_SHARED_MEMORY_LIMIT in ggml's common.cuh, used in softmax.cu)
+        self._other_files: dict[str, tuple[str, FileTokens] | None] = {}
         self.root = root
         # watched qualified names ("thrust::cuda::par"), by their first component: the token
         # pass finds them where the namespace's headers are missing and the AST has nothing
@@ -787,7 +790,10 @@ class Extractor:
             if body is not None:
                 loc, spelled = body
                 spelled += [""] * (len(args) - len(spelled))
-                args = tuple(b or u for b, u in zip(spelled, args, strict=False))
+                # a parameter's argument: the use site's text, else where that text is spelled
+                args = tuple(
+                    b or u or self.spelled_text(a) for b, u, a in zip(spelled, args, arguments, strict=False)
+                )
         arg_types = (
             tuple(a.type.get_canonical().spelling for a in arguments)
             if member_of or callee in TYPED_ARGUMENT_CALLEES
@@ -1183,17 +1189,17 @@ class Extractor:
 
     def _body_calls_of(self, macro: str, callee: str, absname: str, depth: int):
         """The calls of ``callee`` the body of ``macro`` spells, nested project macros' included,
-        in the order they are written: (location, argument texts). Only macros defined in the
-        file that uses them: a fact stays in the file whose facts carry it (a header's facts are
-        taken from one translation unit only)."""
+        in the order they are written: (location, argument texts). The macro may be defined in
+        another project file (a header another translation unit carries): the fact is then
+        placed there, and the scan keeps one finding per place for all the files that use it."""
         definition = self.macro_definition(macro)
         if definition is None or depth == 0:
             return
         ptr, _line, _col, start = file_location_ptr(definition.extent.start)
         end = file_location_ptr(definition.extent.end)[3]
-        if self._name(ptr) != absname:
+        entry = self._file_entry(self._name(ptr))
+        if entry is None:
             return
-        entry = self.files[absname]
         rel, ft = entry
         toks = ft.tokens
         i = token_index(ft, start) + 1  # past the macro's own name
@@ -1226,6 +1232,27 @@ class Extractor:
                 # leaves the use site's text in its place
                 spelled = [_CONTINUED.sub(" ", a) for a in _paren_args(ft, j)[0]]
                 yield Loc(rel, t.line, t.column), ["" if a.strip() in params else a for a in spelled]
+
+    def _file_entry(self, name: str) -> tuple[str, FileTokens] | None:
+        """(relative path, tokens) of a project file: one this TU carries, or another project
+        header, tokenized once on demand; None for files outside the project."""
+        entry = self.files.get(name)
+        if entry is not None:
+            return entry
+        if name in self._other_files:
+            return self._other_files[name]
+        found = None
+        norm = os.path.normpath(name)
+        cfile = self.tu.get_file(name) if norm in self.project else None
+        if cfile is not None:
+            try:
+                data = Path(norm).read_bytes()
+            except OSError:
+                data = None
+            if data is not None:
+                found = (relpath(Path(norm), Path(self.root)), tokenize(self.tu, cfile, data))
+        self._other_files[name] = found
+        return found
 
     def macro_literal(self, name: str, value: int) -> tuple[Loc, str] | None:
         """Where the project macro ``name`` writes the literal ``value``: (location, text)."""
