@@ -65,6 +65,9 @@ class CallFact:
     # where a port widens every such mask at once
     mask_typedef: str = ""
     mask_typedef_loc: Loc | None = None
+    # a call written in a project macro's body is placed there; each use of the macro is a
+    # related place ("macro use"), so a report shows the lines that expand it
+    related: tuple[RelatedLoc, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,9 +82,17 @@ def _drop_taken_headers(facts: FileFacts, covered: set[tuple[str, str]], root: P
     if not taken:
         return
     for name in FACT_LISTS:
-        setattr(facts, name, [x for x in getattr(facts, name) if x.loc.path not in taken])
+        setattr(
+            facts, name, [x for x in getattr(facts, name) if x.loc.path not in taken or _used_here(x, taken)]
+        )
     facts.suppressions = {k: v for k, v in facts.suppressions.items() if k not in taken}
     facts.files = [f for f in facts.files if f not in taken]
+
+
+def _used_here(fact, taken: set[str]) -> bool:
+    """A call this unit placed in a taken header's macro body but wrote through a use of its own:
+    the use is this unit's fact, whichever unit carries the header (the scan merges the uses)."""
+    return any(r.role == "macro use" and r.path not in taken for r in getattr(fact, "related", ()))
 
 
 def collect(

@@ -28,6 +28,7 @@ from hipscan.facts import (
     LiteralFact,
     Loc,
     MemberRefFact,
+    RelatedLoc,
     StringFact,
 )
 from hipscan.frontend import shared as shared_sizes
@@ -777,6 +778,7 @@ class Extractor:
             else callee
         )
         arguments = list(c.get_arguments())
+        related: tuple[RelatedLoc, ...] = ()
         whole = self.expansion_range(c)
         args = tuple(self.text(a, within=whole) for a in arguments)
         if args and not all(args) and self.word_at(*where[1:3]) == callee:
@@ -788,6 +790,7 @@ class Extractor:
             # the line a port edits, with the arguments as the body spells them
             body = self.macro_body_call(where[1], where[2], callee)
             if body is not None:
+                related = (RelatedLoc(loc.path, loc.line, loc.column, "macro use"),)
                 loc, spelled = body
                 spelled += [""] * (len(args) - len(spelled))
                 # a parameter's argument: the use site's text, else where that text is spelled
@@ -838,6 +841,7 @@ class Extractor:
                 operand_types=operand_types,
                 mask_typedef=mask_typedef,
                 mask_typedef_loc=mask_typedef_loc,
+                related=related,
             )
         )
 
