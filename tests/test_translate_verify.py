@@ -129,6 +129,20 @@ def test_translated_fixture_compiles_for_gfx90a(tmp_path):
 
 
 @needs_hipcc
+def test_compile_check_leaves_nothing_in_the_temporary_folder(tmp_path, monkeypatch):
+    import tempfile
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    files = [FIXTURES / "basic" / "vector_add.cu"]
+    results = translate_tree(FIXTURES / "basic", files, [], tmp_path / "out", TranslateOptions())
+    verify_outputs(results, tmp_path / "out", timeout=300)
+    assert list(scratch.iterdir()) == []  # hipcc's per-compile <stem>-XXXXXX folders included
+
+
+@needs_hipcc
 def test_hip_launch_syntax_compiles(tmp_path):
     files = [FIXTURES / "launch" / "launches.cu"]
     results = translate_tree(

@@ -335,7 +335,8 @@ def _compile(
         ]
         cmd += ["-I" + str(outdir / d) for d in include_dirs]
         cmd += flags + list(extra_flags)
-        env = dict(os.environ, HIP_PLATFORM="amd")
+        # hipcc leaves an empty <stem>-XXXXXX folder in TMPDIR per compile: keep them in ours
+        env = dict(os.environ, HIP_PLATFORM="amd", TMPDIR=tmp)
         t0 = time.perf_counter()
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=outdir)
