@@ -129,6 +129,19 @@ def test_arms_compare_line_by_line() -> None:
     assert [n for n, _ in h.cuda] == [3] and h.hip == []
 
 
+def test_check_accepts_an_edit_on_a_condition_the_rocm_view_settled(tmp_path: Path) -> None:
+    # DeepSpeed fake_quantizer.cu: `#if __CUDA_ARCH__ >= 700 || defined(__HIP_PLATFORM_AMD__)`
+    (tmp_path / "cuda").mkdir()
+    (tmp_path / "hip").mkdir()
+    (tmp_path / "cuda" / "k.cu").write_text("a\n#if __CUDA_ARCH__ >= 700 || 0\nb\n#endif\nc\n")
+    (tmp_path / "hip" / "k.cu").write_text("a\n\nb\n\nc\n")
+    edit = {"path": "k.cu", "line": "2", "end_line": "2", "kind": "edit"}
+    body = {"path": "k.cu", "line": "3", "end_line": "3", "kind": "edit"}
+    found = hunks.file_hunks("k.cu", "a\n#if X\nb\n#endif\nc\n", "a\n\nb\n\nc\n")
+    problems = hunks.check(found, [edit, body], tmp_path / "cuda", "ARM", tmp_path / "hip")
+    assert problems == ["k.cu:3: edit label but the port changed nothing there"]
+
+
 def test_compare_lists_only_changed_outcomes() -> None:
     before = {
         "x a.cu:1-1 edit": {"class": "warp", "category": "warp-size", "ok": False, "note": "n"},

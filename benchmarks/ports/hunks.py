@@ -205,11 +205,28 @@ def all_hunks(
     return out
 
 
-def check(hunks: list[Hunk], labels: list[dict], cuda_dir: Path, arm: str) -> list[str]:
+def _settled_in_hip(cuda_text: list[str], hip_text: list[str], line: int, end: int) -> bool:
+    """A condition the CUDA view keeps and the ROCm view settled away: the port put its arm in it.
+
+    `#if __CUDA_ARCH__ >= 700 || defined(__HIP_PLATFORM_AMD__)` reads `... || 0` in the CUDA view
+    and is gone from the ROCm view (true there), while the lines it guards are the same in both,
+    so no hunk shows the edit."""
+    for n in range(line, end + 1):
+        if n > len(cuda_text) or n > len(hip_text):
+            break
+        if re.match(r"\s*#\s*(el)?if", cuda_text[n - 1]) and not hip_text[n - 1].strip():
+            return True
+    return False
+
+
+def check(
+    hunks: list[Hunk], labels: list[dict], cuda_dir: Path, arm: str, hip_dir: Path | None = None
+) -> list[str]:
     """Labels that disagree with the diff (an edit with no hunk near, a left-alone inside one).
 
     An edit on a line that names the arm's macro is accepted: unifdef leaves a condition it
-    cannot decide (`defined(ARM) && HIP_VERSION >= 502`) in both views."""
+    cannot decide (`defined(ARM) && HIP_VERSION >= 502`) in both views. So is an edit on a
+    condition the ROCm view settled (`_settled_in_hip`)."""
     by_path: dict[str, list[Hunk]] = {}
     for h in hunks:
         by_path.setdefault(h.path, []).append(h)
@@ -219,6 +236,10 @@ def check(hunks: list[Hunk], labels: list[dict], cuda_dir: Path, arm: str) -> li
         near = [h for h in by_path.get(lab["path"], []) if h.first - 2 <= end and line <= h.last + 2]
         text = (cuda_dir / lab["path"]).read_text(errors="replace").splitlines() if arm else []
         names_arm = any(arm in t for t in text[line - 1 : end])
+        if lab["kind"] == "edit" and not near and not names_arm and arm and hip_dir:
+            hip_file = hip_dir / lab["path"]
+            hip_text = hip_file.read_text(errors="replace").splitlines() if hip_file.exists() else []
+            names_arm = _settled_in_hip(text, hip_text, line, end)
         if lab["kind"] == "edit" and not near and not names_arm:
             problems.append(f"{lab['path']}:{line}: edit label but the port changed nothing there")
         changed = {n for h in by_path.get(lab["path"], []) for n, _ in h.cuda}
@@ -251,7 +272,7 @@ def main() -> int:
         if not label_file.exists():
             print(f"{label_file}: no such label file", file=sys.stderr)
             return 2
-        problems = check(hunks, load_labels(label_file), args.cuda_dir, arm)
+        problems = check(hunks, load_labels(label_file), args.cuda_dir, arm, args.hip_dir)
         print("\n".join(problems) or "labels agree with the diff")
         return 1 if problems else 0
     for h in hunks:
