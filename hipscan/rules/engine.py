@@ -200,6 +200,8 @@ class RuleSet:
                 continue
             if r.fixed_in_rocm and version_key(options.rocm_version) >= version_key(r.fixed_in_rocm):
                 continue
+            if r.quiet_in_torch_extension and options.torch_extension:
+                continue
             out.append(r)
         return out
 

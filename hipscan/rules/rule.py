@@ -35,6 +35,7 @@ class Rule:
     once_per_chain: bool = False  # one finding per #if/#elif/#else chain (directive rules)
     fixed_in_rocm: tuple[int, ...] | None = None
     hip_compiled_only: bool = False  # quiet in every #if branch a HIP build skips
+    quiet_in_torch_extension: bool = False  # torch.utils.cpp_extension's build already fixes it
     source: str = ""  # the rule file it came from
 
     @property
@@ -72,6 +73,8 @@ class Rule:
         ]
         if self.fixed_in_rocm:
             meta.append("applies to ROCm below " + ".".join(map(str, self.fixed_in_rocm)))
+        if self.quiet_in_torch_extension:
+            meta.append("not reported in PyTorch extensions")
         out += [" · ".join(meta), ""]
         out += [f"{h}# What it finds", "", _describe_matches(self), ""]
         out += [f"{h}# Why it breaks on ROCm", "", self.explanation.strip(), ""]

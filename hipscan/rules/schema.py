@@ -444,6 +444,9 @@ RULE_KEYS = {
     # a finding only where the HIP build compiles the line: quiet in every branch it skips, also
     # one with no other branch to take (a project definition that would collide with HIP's)
     "hip_compiled_only": ("bool", False),
+    # not reported in a PyTorch extension, whose build (torch.utils.cpp_extension) already does
+    # what the rule asks; the rule's explanation says what that is
+    "quiet_in_torch_extension": ("bool", False),
 }
 
 
