@@ -102,6 +102,7 @@ class RuleSet:
                 watched.update(spec.get("unless_file_calls", ()))
                 watched.update(spec.get("tu_uses", ()))
                 watched.update(spec.get("not_tu_uses", ()))
+                watched.update(spec.get("not_function_uses", ()))
                 if spec.fact == "ident":
                     watched.update(spec.get("name", ()))
                     watched.update(spec.get("unless_in_function", ()))

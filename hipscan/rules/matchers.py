@@ -851,6 +851,11 @@ def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
     unwanted = spec.conds.get("not_function_calls")
     if unwanted is not None and function and index.callees[function] & set(unwanted):
         return False
+    unused = spec.conds.get("not_function_uses")
+    if unused is not None and function:
+        names = index.callees[function] | index.idents_in(fact.loc.path, function)
+        if names & set(unused):
+            return False
     width = spec.conds.get("unless_width_le")
     if (
         width is not None

@@ -155,6 +155,9 @@ COMMON_KEYS = {
     "function_regex": "regex",  # enclosing function name
     "function_calls": "strs",  # the enclosing function also calls one of these
     "not_function_calls": "strs",
+    # skip when the enclosing function uses one of these names (a call or a watched identifier),
+    # e.g. tests the error code that says the call's caveat was met
+    "not_function_uses": "strs",
     # skip when every call to a `width_arg` callee ("callee:index" of its width argument) in the
     # enclosing function passes an explicit width of at most this many lanes (a sub-group)
     "unless_width_le": "int",
