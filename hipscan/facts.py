@@ -135,6 +135,7 @@ class IdentFact:
     context: str
     function: str
     from_inactive_branch: bool = False
+    in_directive: bool = False  # on a preprocessor directive's lines (`#if`, `#define`)
 
 
 STRING_MARK = '"'  # no identifier starts with a quote

@@ -6,6 +6,7 @@ import bisect
 import ctypes
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import clang.cindex as ci
@@ -1490,6 +1491,7 @@ class Extractor:
             launch_lines = {(f.loc.line) for f in self.facts.launches if f.loc.path == rel}
             inactive = sorted(ft.inactive)
             ranges_i = 0
+            in_directive = _span_test([(d.offset, d.end) for d in ft.directives])
             toks = ft.tokens
             watched = self.watched
             for idx, t in enumerate(toks):
@@ -1514,6 +1516,7 @@ class Extractor:
                                 context=sp,
                                 function=nm,
                                 from_inactive_branch=skipped,
+                                in_directive=in_directive(t.offset),
                             )
                         )
                 elif t.kind == LITERAL and self.strings is not None and _is_string(t.text):
@@ -1666,6 +1669,18 @@ def _qualified_at(toks: list, i: int, candidates: list[tuple[str, ...]]) -> list
 
 
 _ARITH = re.compile(r"[\w)\]]\s*[-+]\s*[\w(]")  # an argument written as a sum or difference
+
+
+def _span_test(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """Whether an offset lies in one of the (start, end) spans (directive lines)."""
+    spans = sorted(spans)
+    starts = [s for s, _ in spans]
+
+    def inside(offset: int) -> bool:
+        i = bisect.bisect_right(starts, offset) - 1
+        return i >= 0 and spans[i][0] <= offset <= spans[i][1]
+
+    return inside
 
 
 def _leftmost_operand_type(arg: ci.Cursor) -> str:

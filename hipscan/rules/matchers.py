@@ -442,6 +442,8 @@ def match_ident(spec: MatchSpec, f: IdentFact, index: TUIndex, _opts) -> dict | 
         return None
     if spec.get("lost_call") and (f.function or (f.loc.path, f.loc.line, f.name) in index.call_sites):
         return None  # inside a function the parse kept, a use that is no call is not one
+    if spec.get("code_only") and f.in_directive:
+        return None  # a test or macro body, not a value the compiler reads here
     return {"match": f.name, "name": f.name}
 
 

@@ -226,11 +226,15 @@ def _takes(scenario: Scenario, chain: Chain) -> bool | None:
 
 
 # a statement that only gives up: what an `#else` for a too-old toolkit often holds (cuda-samples:
-# `print_NVCC_min_spec(...); exit(EXIT_SUCCESS);`, `return CUBLAS_STATUS_SUCCESS;`)
+# `print_NVCC_min_spec(...); exit(EXIT_SUCCESS);`, `return CUBLAS_STATUS_SUCCESS;`), also through
+# a project's error macro (OCCA: `OCCA_FORCE_ERROR("... does not support Peer-to-Peer")`, or its
+# check macro asserting `false`), not its wrapper that checks a call's status
 _BAIL_OUT = re.compile(
     r"^(return\s*(\d[\w.]*|[A-Z_][A-Z0-9_]*|true|false|nullptr)?$"
     r"|(std::)?(exit|_exit|abort|quick_exit|__trap|__builtin_trap|assert|printf|fprintf|puts"
-    r"|perror|print_\w+)\s*\(|throw\b)"
+    r"|perror|print_\w+)\s*\(|throw\b"
+    r"|([A-Z][A-Z0-9]*_)*(FORCE_ERROR|FAIL|FATAL|ABORT|PANIC|THROW)[A-Z0-9_]*\s*\("
+    r"|([A-Z][A-Z0-9]*_)*(ERROR|ASSERT|CHECK)\s*\(.*,\s*false\s*\)$)"
 )
 
 

@@ -226,6 +226,8 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         # whose header is missing) and no call of that name is on the line; the call block of the
         # same rule covers the rest
         "lost_call": "bool",
+        # only a use in code, not one on a preprocessor directive's lines (`#if CUDA_VERSION`)
+        "code_only": "bool",
     },
     # a string literal matching text_regex (the front end records only literals that match a
     # pattern some rule names): option strings and command lines compiled or run at run time
