@@ -13,7 +13,13 @@ from hipscan.analysis.warp import derive as derive_widths
 from hipscan.config import ScanConfig
 from hipscan.facts import watch_strings
 from hipscan.frontend import collect, discover
-from hipscan.frontend.archmacros import cuda_switches, hip_provided_names, never_defined, nvcc_only
+from hipscan.frontend.archmacros import (
+    cuda_switches,
+    defining_files,
+    hip_provided_names,
+    never_defined,
+    nvcc_only,
+)
 from hipscan.frontend.torchext import is_torch_extension
 from hipscan.hipbuild import build_evidence, source_evidence
 from hipscan.inventory import Inventory
@@ -115,11 +121,13 @@ def scan(
     given = tuple(config.defines)
     build = hip_build().for_target(tuple(config.rocm_version))
     hip_absent = never_defined(files, lambda a: hip_scenario(build, a), given)
+    compiler_macros = nvcc_only(files, hip_absent)
     options = replace(
         rule_options(config),
         hip_names=hip_provided_names(files, sources.root),
         hip_absent=hip_absent,
-        nvcc_only=nvcc_only(files, hip_absent),
+        nvcc_only=compiler_macros,
+        nvcc_only_defined_in=defining_files(files, compiler_macros, sources.root),
         oldest_absent=never_defined(files, lambda a: oldest_device_scenario(build, a), given),
         torch_extension=is_torch_extension(files, sources.build_files),
     )

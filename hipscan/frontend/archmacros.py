@@ -200,6 +200,25 @@ def nvcc_only(
     )
 
 
+def defining_files(
+    files: list[Path], names: frozenset[str], root: Path, limit: int = 2_000_000
+) -> frozenset[tuple[str, str]]:
+    """(macro, file) for each file that `#define`s one of ``names``, the file as a posix path
+    relative to ``root`` (as facts name it): where a port changes such a macro once."""
+    out: set[tuple[str, str]] = set()
+    if not names:
+        return frozenset()
+    for f in files:
+        for _kind, name, _after, _chains in _definitions(f, limit):
+            if name in names:
+                try:
+                    rel = f.resolve().relative_to(root.resolve()).as_posix()
+                except ValueError:
+                    rel = f.resolve().as_posix()
+                out.add((name, rel))
+    return frozenset(out)
+
+
 def _skipper(scenario: Scenario) -> Callable[[Chain], bool]:
     """Whether the build skips a chain's last branch, each chain evaluated once."""
     skipped: dict[Chain, bool] = {}

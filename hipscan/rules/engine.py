@@ -39,6 +39,8 @@ class RuleOptions:
     oldest_absent: frozenset[str] = frozenset()
     # of hip_absent, the macros defined only under a test of the CUDA compiler (archmacros.nvcc_only)
     nvcc_only: frozenset[str] = frozenset()
+    # (macro, file) for each file that defines one of nvcc_only (archmacros.defining_files)
+    nvcc_only_defined_in: frozenset[tuple[str, str]] = frozenset()
     offload_arch: tuple[str, ...] = ()  # AMD targets in scope (gfx942, ...); empty = the defaults
     # a PyTorch C++/CUDA extension: its build hipifies with torch.utils.hipify, whose table maps
     # some names the HIPIFY tables do not (hipscan.frontend.torchext)
@@ -60,6 +62,7 @@ class _ApplyContext:
     rocm_version: tuple[int, ...]
     targets: tuple[tuple[str, int], ...] = ()  # (AMD target, LDS bytes) in scope
     nvcc_only: frozenset[str] = frozenset()  # RuleOptions.nvcc_only
+    nvcc_only_defined_in: frozenset[tuple[str, str]] = frozenset()  # RuleOptions'
 
 
 # Fact kinds whose facts an analysis derives from the translation unit's facts.
@@ -228,6 +231,7 @@ class RuleSet:
             tuple(options.rocm_version),
             targets_in_scope(options.offload_arch),
             options.nvcc_only,
+            options.nvcc_only_defined_in,
         )
         index = TUIndex(facts)
         hits: dict[tuple, tuple[Rule, str, dict, object]] = {}

@@ -304,6 +304,8 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         # the directive names a project macro defined only under a test of the CUDA compiler
         # (RuleOptions.nvcc_only) instead of one of `names`
         "names_nvcc_only": "bool",
+        # ... and only in a file that defines the macro itself (elsewhere the fix is its #define)
+        "defined_in_same_file": "bool",
         # ["__CUDA_ARCH__=800"]: only conditions whose truth differs between a build with these
         # macros and one without them (or that cannot be evaluated)
         "diverges_without": "strs",
