@@ -128,8 +128,16 @@ def scan_key(config: ScanConfig) -> str:
     return h.hexdigest()[:16]
 
 
+class AnchorError(Exception):
+    """An anchor's repository or commit cannot be read: one line, exit status 2."""
+
+
 def git(repo: Path, *args: str) -> bytes:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True).stdout
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True)
+    if proc.returncode:
+        why = proc.stderr.decode(errors="replace").strip().splitlines() or [f"exit {proc.returncode}"]
+        raise AnchorError(f"{repo}: git {' '.join(args[:2])}: {why[-1]}")
+    return proc.stdout
 
 
 def extract(anchor: Anchor, repo: Path, commit: str, work: Path) -> Path:
@@ -260,4 +268,8 @@ def print_table(rows: list[dict]) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except AnchorError as exc:
+        print(f"effort_anchors: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
