@@ -15,10 +15,9 @@ from hipscan.facts import watch_strings
 from hipscan.frontend import collect, discover
 from hipscan.frontend.archmacros import (
     cuda_switches,
-    defining_files,
     hip_provided_names,
     never_defined,
-    nvcc_only,
+    nvcc_only_sites,
 )
 from hipscan.frontend.torchext import is_torch_extension
 from hipscan.hipbuild import build_evidence, source_evidence
@@ -121,13 +120,11 @@ def scan(
     given = tuple(config.defines)
     build = hip_build().for_target(tuple(config.rocm_version))
     hip_absent = never_defined(files, lambda a: hip_scenario(build, a), given)
-    compiler_macros = nvcc_only(files, hip_absent)
     options = replace(
         rule_options(config),
         hip_names=hip_provided_names(files, sources.root),
         hip_absent=hip_absent,
-        nvcc_only=compiler_macros,
-        nvcc_only_defined_in=defining_files(files, compiler_macros, sources.root),
+        nvcc_only=nvcc_only_sites(files, hip_absent, sources.root),
         oldest_absent=never_defined(files, lambda a: oldest_device_scenario(build, a), given),
         torch_extension=is_torch_extension(files, sources.build_files),
     )

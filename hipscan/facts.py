@@ -260,6 +260,10 @@ class RelatedLoc:
     column: int
     role: str
 
+    @classmethod
+    def at(cls, loc: Loc, role: str) -> RelatedLoc:
+        return cls(loc.path, loc.line, loc.column, role)
+
 
 @dataclass(frozen=True, slots=True)
 class WidthFact:

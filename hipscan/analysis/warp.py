@@ -116,9 +116,7 @@ def _from_use(u: ConstUseFact) -> list[WidthFact]:
             callee_macro=u.callee_macro,
             holds_wider=u.holds_wider,
             written=u.other if not u.chain else root.written if root else "",
-            related=(
-                (RelatedLoc(root_loc.path, root_loc.line, root_loc.column, "definition"),) if root_loc else ()
-            ),
+            related=((RelatedLoc.at(root_loc, "definition"),) if root_loc else ()),
         )
     ]
 
@@ -197,7 +195,7 @@ def _launch_bounds(facts: FileFacts, sinks: list[WidthFact]) -> list[WidthFact]:
                 op="__launch_bounds__",
                 expr=text,
                 written=root.written,
-                related=(RelatedLoc(root.loc.path, root.loc.line, root.loc.column, "definition"),),
+                related=(RelatedLoc.at(root.loc, "definition"),),
             )
         )
     return out
@@ -357,7 +355,7 @@ def _macro_definitions(facts: FileFacts, done: set[Loc]) -> list[WidthFact]:
         if value not in ROOT_VALUES:
             continue
         related = tuple(
-            RelatedLoc(o.loc.path, o.loc.line, o.loc.column, f"in the definition of {o.text.split(' ')[0]}")
+            RelatedLoc.at(o.loc, f"in the definition of {o.text.split(' ')[0]}")
             for o in defines
             if o is not d and name in o.names[1:]
         )

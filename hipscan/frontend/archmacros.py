@@ -174,49 +174,48 @@ def never_defined(
 CUDA_COMPILERS = frozenset({"__CUDACC__", "__NVCC__", "__CUDA__", "_NVHPC_CUDA", "__NVCOMPILER_CUDA__"})
 
 
-def nvcc_only(
+def nvcc_only_sites(
     files: list[Path],
     absent: frozenset[str],
+    root: Path | None = None,
     compilers: frozenset[str] = CUDA_COMPILERS,
     limit: int = 2_000_000,
-) -> frozenset[str]:
-    """Macros of ``absent`` (never defined for HIP) that every `#define` places under a test of
-    the CUDA compiler (QUDA's `#if defined(__CUDACC__) || ...` / `#define QUDA_CUDA_CC`): a test
-    of such a macro selects code for a CUDA compiler, which a HIP build silently drops. Macros
-    derived from `__CUDA_ARCH__` or a version are left out: their tests pick an architecture."""
-    sites: dict[str, list[tuple[Chain, ...]]] = {}
+) -> frozenset[tuple[str, str]]:
+    """(macro, file defining it) for the macros of ``absent`` (never defined for HIP) that every
+    `#define` places under a test of the CUDA compiler (QUDA's `#if defined(__CUDACC__) || ...` /
+    `#define QUDA_CUDA_CC`): a test of such a macro selects code for a CUDA compiler, which a HIP
+    build silently drops, and the file that defines it is where a port changes it once. Macros
+    derived from `__CUDA_ARCH__` or a version are left out: their tests pick an architecture.
+    Files are posix paths relative to ``root`` (as facts name them) when it is given."""
+    sites: dict[str, list[tuple[Path, tuple[Chain, ...]]]] = {}
     for f in files:
         for _kind, name, _after, chains in _definitions(f, limit):
             if name in absent:
-                sites.setdefault(name, []).append(chains)
+                sites.setdefault(name, []).append((f, chains))
     return frozenset(
-        name
+        (name, _relative(f, root))
         for name, defs in sites.items()
         if all(
             any(names_in(c) & compilers for c in chains)
             and not any("__CUDA_ARCH__" in names_in(c) for c in chains)
-            for chains in defs
+            for _f, chains in defs
         )
+        for f, _chains in defs
     )
 
 
-def defining_files(
-    files: list[Path], names: frozenset[str], root: Path, limit: int = 2_000_000
-) -> frozenset[tuple[str, str]]:
-    """(macro, file) for each file that `#define`s one of ``names``, the file as a posix path
-    relative to ``root`` (as facts name it): where a port changes such a macro once."""
-    out: set[tuple[str, str]] = set()
-    if not names:
-        return frozenset()
-    for f in files:
-        for _kind, name, _after, _chains in _definitions(f, limit):
-            if name in names:
-                try:
-                    rel = f.resolve().relative_to(root.resolve()).as_posix()
-                except ValueError:
-                    rel = f.resolve().as_posix()
-                out.add((name, rel))
-    return frozenset(out)
+def nvcc_only(files: list[Path], absent: frozenset[str], limit: int = 2_000_000) -> frozenset[str]:
+    """The macro names of ``nvcc_only_sites``."""
+    return frozenset(name for name, _f in nvcc_only_sites(files, absent, limit=limit))
+
+
+def _relative(f: Path, root: Path | None) -> str:
+    if root is None:
+        return f.as_posix()
+    try:
+        return f.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return f.resolve().as_posix()
 
 
 def _skipper(scenario: Scenario) -> Callable[[Chain], bool]:

@@ -16,14 +16,9 @@ from collections.abc import Callable
 
 import clang.cindex as ci
 
+from hipscan.frontend.clang import VALUE_WRAPPERS
+
 K = ci.CursorKind
-_WRAPS = (
-    K.PAREN_EXPR,
-    K.UNEXPOSED_EXPR,
-    K.CSTYLE_CAST_EXPR,
-    K.CXX_STATIC_CAST_EXPR,
-    K.CXX_FUNCTIONAL_CAST_EXPR,
-)
 # after the comparison is written "smaller OP larger": which side must not grow / not shrink
 _UPPER = {"<": (0, 1), "<=": (0, 1), ">": (1, 0), ">=": (1, 0)}
 _DEPTH = 4
@@ -48,7 +43,7 @@ class Direction:
 
     def of(self, c: ci.Cursor, depth: int = _DEPTH) -> int | None:
         kind = c.kind
-        if kind in _WRAPS:
+        if kind in VALUE_WRAPPERS:
             kids = self.children(c)
             return self.of(kids[-1], depth) if kids else None
         if kind == K.INTEGER_LITERAL:

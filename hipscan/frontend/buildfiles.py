@@ -27,10 +27,16 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 
-def _switch_name() -> str:
-    """The shape of a project's CUDA switch name (build_arms.toml), for option()."""
+@lru_cache(maxsize=1)
+def _arm_table() -> dict[str, dict[str, str]]:
+    """build_arms.toml, read once: the patterns of CUDA and HIP arms per build tool."""
     text = resources.files("hipscan.data").joinpath("build_arms.toml").read_text("utf-8")
-    return tomllib.loads(text)["cmake"]["switch_name"]
+    return tomllib.loads(text)
+
+
+def _switch_name() -> str:
+    """The shape of a project's CUDA switch name, for option()."""
+    return _arm_table()["cmake"]["switch_name"]
 
 
 # (kind, pattern) per build tool; the value is group "v" when present, else the whole match.
@@ -144,8 +150,7 @@ def _scan_lines(text: str, rel: str, tool: str, patterns: list) -> list[BuildFac
 
 @lru_cache(maxsize=1)
 def _arm_patterns() -> dict[str, dict[str, re.Pattern[str]]]:
-    text = resources.files("hipscan.data").joinpath("build_arms.toml").read_text("utf-8")
-    return {tool: {k: re.compile(v) for k, v in t.items()} for tool, t in tomllib.loads(text).items()}
+    return {tool: {k: re.compile(v) for k, v in t.items()} for tool, t in _arm_table().items()}
 
 
 CMAKE_BLOCK = re.compile(r"^\s*(?P<cmd>if|elseif|else|endif)\s*\((?P<cond>.*)", re.I)

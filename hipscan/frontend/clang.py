@@ -121,6 +121,27 @@ BINARY_OPERATORS = {
 # found a CUDA install), and the comparison operators
 CONFIG_FUNCTIONS = frozenset({"__cudaPushCallConfiguration", "cudaConfigureCall"})
 COMPARE_OPS = frozenset({"<", ">", "<=", ">=", "==", "!="})
+# expressions that pass their operand's value through unchanged: implicit conversions,
+# parentheses and casts (what value readers look through)
+VALUE_WRAPPERS = frozenset(
+    {
+        ci.CursorKind.UNEXPOSED_EXPR,
+        ci.CursorKind.PAREN_EXPR,
+        ci.CursorKind.CSTYLE_CAST_EXPR,
+        ci.CursorKind.CXX_STATIC_CAST_EXPR,
+        ci.CursorKind.CXX_FUNCTIONAL_CAST_EXPR,
+    }
+)
+FUNCTION_KINDS = frozenset(
+    {
+        ci.CursorKind.FUNCTION_DECL,
+        ci.CursorKind.CXX_METHOD,
+        ci.CursorKind.FUNCTION_TEMPLATE,
+        ci.CursorKind.CONSTRUCTOR,
+        ci.CursorKind.DESTRUCTOR,
+        ci.CursorKind.CONVERSION_FUNCTION,
+    }
+)
 
 
 def binary_operator(cursor: ci.Cursor) -> str:

@@ -36,6 +36,8 @@ from hipscan.frontend import shared as shared_sizes
 from hipscan.frontend.clang import (
     COMPARE_OPS,
     CONFIG_FUNCTIONS,
+    FUNCTION_KINDS,
+    VALUE_WRAPPERS,
     binary_operator,
     expansion_offset,
     file_location_ptr,
@@ -130,16 +132,6 @@ TYPED_ARGUMENT_CALLEES = frozenset(
         "cudaLaunchKernel",
     }
 )
-FUNCTION_KINDS = frozenset(
-    {
-        K.FUNCTION_DECL,
-        K.CXX_METHOD,
-        K.FUNCTION_TEMPLATE,
-        K.CONSTRUCTOR,
-        K.DESTRUCTOR,
-        K.CONVERSION_FUNCTION,
-    }
-)
 DECL_KINDS = {
     K.VAR_DECL: "var",
     K.FIELD_DECL: "field",
@@ -156,16 +148,6 @@ STORAGE_ATTRS = {
     K.CUDACONSTANT_ATTR: "constant",
     K.CUDADEVICE_ATTR: "device",
 }
-WRAPPERS = frozenset(
-    {
-        K.UNEXPOSED_EXPR,
-        K.PAREN_EXPR,
-        K.CSTYLE_CAST_EXPR,
-        K.CXX_STATIC_CAST_EXPR,
-        K.CXX_FUNCTIONAL_CAST_EXPR,
-        K.UNARY_OPERATOR,
-    }
-)
 # Integer values the warp-size analysis looks at; anything else in device code is irrelevant.
 WARP_VALUES = frozenset({5, 6, 15, 16, 24, 31, 32, 63, 64, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
 # the name a call's text starts with: `SHFL_DOWN(` (not `a.f(`, `ns::f(`, `f<T>(`)
@@ -791,7 +773,7 @@ class Extractor:
             # the line a port edits, with the arguments as the body spells them
             body = self.macro_body_call(where[1], where[2], callee)
             if body is not None:
-                related = (RelatedLoc(loc.path, loc.line, loc.column, "macro use"),)
+                related = (RelatedLoc.at(loc, "macro use"),)
                 loc, spelled = body
                 spelled += [""] * (len(args) - len(spelled))
                 # a parameter's argument: the use site's text, else where that text is spelled
@@ -854,7 +836,7 @@ class Extractor:
         decl: ci.Cursor | None = None
         if callee in MASK_ARGUMENT_CALLEES and arguments:
             node = arguments[0]
-            while node.kind in WRAPPERS and node.kind != K.UNARY_OPERATOR:
+            while node.kind in VALUE_WRAPPERS:
                 kids = list(children(node))
                 if len(kids) != 1:
                     break
@@ -863,7 +845,7 @@ class Extractor:
                 decl = _typedef_of(node.type, node.referenced)
         if decl is None and callee in MASK_RESULT_CALLEES:
             for p in reversed(parents):
-                if p.kind in WRAPPERS and p.kind != K.UNARY_OPERATOR:
+                if p.kind in VALUE_WRAPPERS:
                     continue
                 if p.kind == K.VAR_DECL:
                     decl = _typedef_of(p.type, p)
@@ -926,7 +908,7 @@ class Extractor:
 
     def result_type(self, parents: list[ci.Cursor]) -> str:
         for p in reversed(parents):
-            if p.kind in WRAPPERS and p.kind != K.UNARY_OPERATOR:
+            if p.kind in VALUE_WRAPPERS:
                 continue
             if p.kind == K.VAR_DECL:
                 return p.type.spelling
@@ -1034,7 +1016,7 @@ class Extractor:
         """Whether a literal is written directly as an argument of a call the rules watch (any
         constant mask of `__shfl_xor_sync(0x55555555, ...)`, not only the warp-width values)."""
         for p in reversed(parents):
-            if p.kind in WRAPPERS and p.kind != K.UNARY_OPERATOR:
+            if p.kind in VALUE_WRAPPERS:
                 continue
             return p._kind_id == _CALL_EXPR and callee_name(p) in self.watched
         return False
@@ -1065,7 +1047,7 @@ class Extractor:
         child = c
         for p in reversed(parents):
             pk = p.kind
-            if pk in WRAPPERS and pk != K.UNARY_OPERATOR:
+            if pk in VALUE_WRAPPERS:
                 child = p
                 continue
             if pk in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
@@ -1330,7 +1312,7 @@ class Extractor:
         op = binary_operator(c)
         for side, other in ((kids[0], kids[1]), (kids[1], kids[0])):
             inner = side
-            while inner.kind in WRAPPERS and inner.kind != K.UNARY_OPERATOR:
+            while inner.kind in VALUE_WRAPPERS:
                 nxt = next(iter(children(inner)), None)
                 if nxt is None:
                     break
@@ -1372,7 +1354,7 @@ class Extractor:
         switch = ""
         node = c
         for p in reversed(parents[-4:]):
-            if p.kind in WRAPPERS and p.kind != K.UNARY_OPERATOR:
+            if p.kind in VALUE_WRAPPERS:
                 node = p
                 continue
             if p.kind == K.BINARY_OPERATOR and binary_operator(p) in COMPARE_OPS | {

@@ -21,6 +21,8 @@ from collections.abc import Callable
 
 import clang.cindex as ci
 
+from hipscan.frontend.clang import FUNCTION_KINDS
+
 K = ci.CursorKind
 
 # names whose value differs between the threads of a block
@@ -58,7 +60,7 @@ class _Walk:
         self.children = children
         self.binary_operator = binary_operator
         fn = next(
-            (p for p in reversed(outer) if p.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD)),
+            (p for p in reversed(outer) if p.kind in FUNCTION_KINDS),
             None,
         )
         self.function = fn
@@ -81,11 +83,7 @@ class _Walk:
             return self.kernel  # a kernel's arguments are the same for every thread
         if ref.kind != K.VAR_DECL:
             return ref.spelling not in THREAD_NAMES  # functions, enumerators, fields
-        if ref.semantic_parent is None or ref.semantic_parent.kind not in (
-            K.FUNCTION_DECL,
-            K.FUNCTION_TEMPLATE,
-            K.CXX_METHOD,
-        ):
+        if ref.semantic_parent is None or ref.semantic_parent.kind not in FUNCTION_KINDS:
             return ref.spelling not in THREAD_NAMES  # globals, namespace and static members
         kids = self.children(ref)
         if any(k.kind == K.CUDASHARED_ATTR for k in kids):

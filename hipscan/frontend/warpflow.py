@@ -21,7 +21,14 @@ import clang.cindex as ci
 
 from hipscan.facts import ConstUseFact, Loc, NamedValue, SubscriptFact
 from hipscan.frontend.bound import Direction, holds_wider
-from hipscan.frontend.clang import COMPARE_OPS, CONFIG_FUNCTIONS, binary_operator, file_location_ptr
+from hipscan.frontend.clang import (
+    COMPARE_OPS,
+    CONFIG_FUNCTIONS,
+    FUNCTION_KINDS,
+    VALUE_WRAPPERS,
+    binary_operator,
+    file_location_ptr,
+)
 
 if TYPE_CHECKING:
     from hipscan.frontend.extract import Extractor
@@ -41,16 +48,8 @@ INT_TYPES = frozenset(
         ci.TypeKind.USHORT,
     }
 )
-_WRAPS = frozenset(
-    k.value
-    for k in (
-        K.UNEXPOSED_EXPR,
-        K.PAREN_EXPR,
-        K.CSTYLE_CAST_EXPR,
-        K.CXX_STATIC_CAST_EXPR,
-        K.CXX_FUNCTIONAL_CAST_EXPR,
-    )
-)
+_WRAPS = frozenset(k.value for k in VALUE_WRAPPERS)
+_FUNCTIONS = frozenset(k.value for k in FUNCTION_KINDS)
 _IMPLICIT = frozenset({K.UNEXPOSED_EXPR.value, K.PAREN_EXPR.value})
 _UNARY = K.UNARY_OPERATOR.value
 _BINARY = K.BINARY_OPERATOR.value
@@ -592,7 +591,7 @@ class Flow:
         param = -1
         target = base.referenced
         if target is not None and target._kind_id == _PARM:
-            fn = next((q for q in reversed(parents) if q._kind_id in self.ex_function_ids()), None)
+            fn = next((q for q in reversed(parents) if q._kind_id in _FUNCTIONS), None)
             if fn is not None:
                 names = self._params.get(fn.hash)
                 if names is None:
@@ -603,12 +602,6 @@ class Flow:
         self.ex.facts.subscripts.append(
             SubscriptFact(base=name, param=param, index=index, loc=where[0], context=space, function=fname)
         )
-
-    @staticmethod
-    def ex_function_ids() -> frozenset[int]:
-        from hipscan.frontend.extract import _FUNCTION_IDS
-
-        return _FUNCTION_IDS
 
 
 def _span(c: ci.Cursor) -> tuple[int, int]:

@@ -37,10 +37,9 @@ class RuleOptions:
     # (hipscan.frontend.archmacros.never_defined): which branches those builds take
     hip_absent: frozenset[str] = frozenset()
     oldest_absent: frozenset[str] = frozenset()
-    # of hip_absent, the macros defined only under a test of the CUDA compiler (archmacros.nvcc_only)
-    nvcc_only: frozenset[str] = frozenset()
-    # (macro, file) for each file that defines one of nvcc_only (archmacros.defining_files)
-    nvcc_only_defined_in: frozenset[tuple[str, str]] = frozenset()
+    # of hip_absent, the macros defined only under a test of the CUDA compiler, each with a file
+    # that defines it (archmacros.nvcc_only_sites)
+    nvcc_only: frozenset[tuple[str, str]] = frozenset()
     offload_arch: tuple[str, ...] = ()  # AMD targets in scope (gfx942, ...); empty = the defaults
     # a PyTorch C++/CUDA extension: its build hipifies with torch.utils.hipify, whose table maps
     # some names the HIPIFY tables do not (hipscan.frontend.torchext)
@@ -61,8 +60,7 @@ class _ApplyContext:
     claimed: frozenset[str]
     rocm_version: tuple[int, ...]
     targets: tuple[tuple[str, int], ...] = ()  # (AMD target, LDS bytes) in scope
-    nvcc_only: frozenset[str] = frozenset()  # RuleOptions.nvcc_only
-    nvcc_only_defined_in: frozenset[tuple[str, str]] = frozenset()  # RuleOptions'
+    nvcc_only: frozenset[tuple[str, str]] = frozenset()  # RuleOptions.nvcc_only
 
 
 # Fact kinds whose facts an analysis derives from the translation unit's facts.
@@ -231,7 +229,6 @@ class RuleSet:
             tuple(options.rocm_version),
             targets_in_scope(options.offload_arch),
             options.nvcc_only,
-            options.nvcc_only_defined_in,
         )
         index = TUIndex(facts)
         hits: dict[tuple, tuple[Rule, str, dict, object]] = {}

@@ -609,10 +609,10 @@ def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, ctx) -> d
         return None
     names = spec.conds.get("names")
     if spec.conds.get("names_nvcc_only"):  # the project's own "compiled by a CUDA compiler" macros
-        names = ctx.nvcc_only
+        names = {name for name, _file in ctx.nvcc_only}
     hit = [n for n in dict.fromkeys(f.names) if names is None or n in names]
     if spec.conds.get("defined_in_same_file"):  # a shared header's macro is fixed at its #define
-        hit = [n for n in hit if (n, f.loc.path) in ctx.nvcc_only_defined_in]
+        hit = [n for n in hit if (n, f.loc.path) in ctx.nvcc_only]
     if names is not None and not hit:
         return None
     reference = spec.conds.get("diverges_without")
