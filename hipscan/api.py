@@ -18,6 +18,7 @@ from hipscan.frontend.archmacros import (
     hip_provided_names,
     never_defined,
     nvcc_only_sites,
+    whole_file_switches,
 )
 from hipscan.frontend.torchext import is_torch_extension
 from hipscan.hipbuild import build_evidence, source_evidence
@@ -112,8 +113,15 @@ def scan(
     switches = cuda_switches(sorted(sources.project_files), tuple(config.defines) + tuple(config.undefines))
     if switches:  # the project's own "build the CUDA code" switches: that code is what is ported
         config = replace(config, defines=tuple(config.defines) + switches)
+    given_all = tuple(config.defines) + tuple(config.undefines)
+    guarded = whole_file_switches(sorted(sources.project_files), given_all)
+    if guarded:  # files wholly inside `#ifdef FEATURE`: parsed as the build that compiles them
+        config = replace(config, file_defines=tuple((str(f), n) for f, n in sorted(guarded.items())))
     result = ScanResult(
-        root=sources.root, auto_defines=list(switches), rocm_version=tuple(config.rocm_version)
+        root=sources.root,
+        auto_defines=list(switches),
+        rocm_version=tuple(config.rocm_version),
+        guard_defines={f.relative_to(sources.root).as_posix(): list(n) for f, n in guarded.items()},
     )
     inside: dict[str, int] = {}  # bundled tree -> findings in it (seen through project includes)
     files = sorted(sources.project_files)

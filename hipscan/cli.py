@@ -158,6 +158,14 @@ def scan(
             "never defined in its sources (-U NAME scans without it)",
             err=True,
         )
+    if result.guard_defines:
+        first, names = next(iter(sorted(result.guard_defines.items())))
+        click.echo(
+            f"hipscan: note: {len(result.guard_defines)} file(s) are wholly inside a feature switch the "
+            f"sources never define (e.g. {first}: {', '.join(names)}); each was scanned with its switches "
+            "defined (-U NAME scans without one)",
+            err=True,
+        )
     missing = missing_headers(result)
     if missing:
         header, where = missing[0]

@@ -64,6 +64,8 @@ class ScanConfig:
     cache_dir: str = ""  # "" = $XDG_CACHE_HOME/hipscan or ~/.cache/hipscan
     progress: bool = False
     include_vendored: bool = False  # scan bundled third-party trees as project code
+    # per file (absolute path), feature switches its whole-contents guard needs defined
+    file_defines: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def excludes(self) -> tuple[str, ...]:

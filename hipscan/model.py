@@ -94,6 +94,8 @@ class ScanResult:
     seconds: float = 0.0
     mode: str = "shim"
     auto_defines: list[str] = field(default_factory=list)  # project CUDA switches the scan turned on
+    # file -> feature switches its whole-contents guard needs, defined for its parse
+    guard_defines: dict[str, list[str]] = field(default_factory=dict)
     vendored: list = field(default_factory=list)  # list[VendoredTree]: bundled trees left out
     hip_build: list = field(default_factory=list)  # list[HipEvidence]: signs of an existing HIP build
     rocm_version: tuple[int, ...] = ()  # the targeted ROCm release the scan was run for

@@ -33,6 +33,7 @@ class HipBuild:
     cuda_switch: re.Pattern[str]  # a project's switch for its CUDA code
     hip_header: re.Pattern[str]  # a project header named for its HIP build
     to_hip: re.Pattern[str]  # a macro body that maps a name onto a HIP one
+    not_feature: re.Pattern[str] = re.compile(r"(?!)")  # names never a whole-file feature switch
     absent: frozenset[str] = frozenset()  # also never defined for AMD; an NVIDIA build defines them
     oldest_device: tuple[tuple[str, int], ...] = ()  # the oldest NVIDIA device pass's values
     compiler_values: tuple[tuple[str, int], ...] = ()  # what hip-clang defines as a clang
@@ -57,6 +58,17 @@ class HipBuild:
         values = tuple(sorted((name, parts[what]) for name, what in self.version_macros))
         return replace(self, version_values=values)
 
+    def feature_switch(self, name: str) -> bool:
+        """Whether a whole-file guard's name may be a project's feature switch: not the
+        toolchain's, a platform's or a HIP build's own macro (those say where code compiles)."""
+        return not (
+            name in self.undefined
+            or name in self.absent
+            or self.defined.match(name)
+            or self.amd_arch.match(name)
+            or self.not_feature.match(name)
+        )
+
     def cuda_values(self, names: set[str]) -> tuple[dict[str, int], tuple[str, ...]]:
         """In an NVIDIA build every HIP marker is undefined; the rest stays unknown."""
         return {}, tuple(n for n in names if n in self.undefined or self.defined.match(n))
@@ -74,6 +86,7 @@ def hip_build() -> HipBuild:
         cuda_switch=re.compile(project["cuda_switch_regex"]),
         hip_header=re.compile(project["hip_header_regex"]),
         to_hip=re.compile(project["to_hip_regex"]),
+        not_feature=re.compile(project["not_feature_regex"]),
         absent=frozenset(data.get("absent", ())),
         oldest_device=tuple(sorted(data.get("oldest_device", {}).items())),
         compiler_values=tuple(sorted(data.get("compiler_values", {}).items())),

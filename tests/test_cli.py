@@ -156,6 +156,39 @@ def test_project_cuda_switch_is_turned_on_with_a_note(tmp_path):
     assert "RAJA_ENABLE_CUDA" not in r.stderr and "HIP301" not in r.stdout
 
 
+def test_file_wholly_inside_a_feature_switch_is_scanned_with_it_on(tmp_path):
+    """Cholla's particles/*.cu sit wholly in `#if defined(PARTICLES) && defined(PARTICLES_GPU)`:
+    only builds with those switches compile them, so the scan defines them for that file (and
+    says so); a guard with an `#else`, a platform guard and a switch the sources define do not."""
+    project = tmp_path / "p"
+    project.mkdir()
+    body = "__global__ void k(int *o) { o[threadIdx.x & 31] = 1; }\n"
+    (project / "feature.cu").write_text(
+        "// particles on the GPU\n#if defined(PARTICLES) && defined(PARTICLES_GPU)\n" + body + "#endif\n"
+    )
+    (project / "other_arm.cu").write_text("#ifdef GRAVITY\n" + body + "#else\nint x;\n#endif\n")
+    (project / "windows.cu").write_text("#ifdef _WIN32\n" + body + "#endif\n")
+    (project / "defined.cu").write_text("#ifdef COOLING\n" + body + "#endif\n")
+    (project / "config.h").write_text("#if 0\n#define COOLING\n#endif\n")
+    r = run("scan", str(project), "--no-report", "--jobs", "1", "--no-cache", "--select", "HIP301")
+    assert [line.split(":")[0] for line in r.stdout.splitlines() if "HIP301" in line] == ["feature.cu"]
+    assert "1 file(s) are wholly inside a feature switch" in r.stderr
+    assert "feature.cu: PARTICLES, PARTICLES_GPU" in r.stderr
+    r = run(
+        "scan",
+        str(project),
+        "--no-report",
+        "--jobs",
+        "1",
+        "--no-cache",
+        "--select",
+        "HIP301",
+        "-U",
+        "PARTICLES",
+    )
+    assert "HIP301" not in r.stdout and "wholly inside" not in r.stderr
+
+
 def test_names_the_project_defines_for_hip_are_not_findings(tmp_path):
     """exllamav2/ggml pattern: a HIP-only branch (or a vendors/hip.h) redefines the _sync shuffles
     without the mask, so a 32-bit mask at a call is already handled; other calls still count."""

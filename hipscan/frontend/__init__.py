@@ -114,6 +114,8 @@ def collect(
     flags: dict[str, tuple[str, ...]] = {}
     if config.compile_commands:
         flags = load_compile_commands(Path(config.compile_commands), root)
+    for path, names in config.file_defines:  # a file only ever compiled with these switches on
+        flags[path] = flags.get(path, ()) + tuple(f"-D{n}" for n in names)
     project, index, device_macros = _project_context(sources)  # the project set also keys the cache
     covered: set[tuple[str, str]] = set()  # (header, configuration) pairs whose facts are taken
     bodies: dict[str, tuple[tuple[int, int], ...]] = {}  # covered header -> blankable bodies

@@ -228,3 +228,87 @@ def _skipper(scenario: Scenario) -> Callable[[Chain], bool]:
         return skipped[chain]
 
     return skips
+
+
+_GUARD_TERM = re.compile(r"^!?\s*defined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|\s+([A-Za-z_]\w*))$")
+
+
+def _guard_names(kind: str, cond: str) -> tuple[str, ...] | None:
+    """The names a whole-file guard requires defined: `#ifdef A`, `#if defined(A) && defined(B)`;
+    None for any other condition (a value, a negation, an `||`)."""
+    cond = cond.strip()
+    if kind == "ifdef":
+        m = NAME.fullmatch(cond)
+        return (cond,) if m else None
+    if kind != "if" or "||" in cond:
+        return None
+    while cond.startswith("(") and cond.endswith(")"):
+        cond = cond[1:-1].strip()
+    names: list[str] = []
+    for term in cond.split("&&"):
+        term = term.strip()
+        while term.startswith("(") and term.endswith(")"):
+            term = term[1:-1].strip()
+        m = _GUARD_TERM.match(term)
+        if not m or term.startswith("!"):
+            return None
+        names.append(m.group(1) or m.group(2))
+    return tuple(names)
+
+
+def _whole_file_guard(f: Path, limit: int) -> tuple[str, ...] | None:
+    """The outer `#if` of a file all of whose code sits inside it, with no `#else`, as names."""
+    try:
+        data = f.read_bytes()[:limit]
+    except OSError:
+        return None
+    if b"#" not in data:
+        return None
+    text = COMMENT.sub(" ", data.decode("utf-8", "replace").replace("\\\r\n", " ").replace("\\\n", " "))
+    depth, guard, closed = 0, None, False
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = DIRECTIVE.match(line)
+        kind = m.group(1) if m else ""
+        if depth == 0:
+            if closed or kind not in ("if", "ifdef"):
+                return None  # code or a directive outside the guard
+            guard = _guard_names(kind, m.group(2))
+            if guard is None:
+                return None
+            depth = 1
+            continue
+        if kind in ("if", "ifdef", "ifndef"):
+            depth += 1
+        elif kind in ("elif", "else") and depth == 1:
+            return None  # the file has code for the other case too
+        elif kind == "endif":
+            depth -= 1
+            closed = depth == 0
+    return guard if closed else None
+
+
+def whole_file_switches(
+    files: list[Path], given: tuple[str, ...] = (), limit: int = 2_000_000
+) -> dict[Path, tuple[str, ...]]:
+    """Per file whose whole contents sit in `#ifdef FEATURE` (Cholla's `#if defined(PARTICLES) &&
+    defined(GRAVITY)` .cu files), the feature switches to define for its parse: such a file is
+    only ever compiled with them on, and a migration scan wants its code, which a parse with the
+    default build's macros sees as empty. Only names the sources never `#define` nor the user
+    gave, and never the toolchain's, platform or HIP-build macros (hipscan/data/platforms.toml)."""
+    build = hip_build()
+    defined: set[str] = {g.split("=", 1)[0] for g in given}
+    for f in files:
+        for kind, rest in _file_directives(f, limit):
+            if kind in ("define", "undef"):
+                m = NAME.match(rest.strip())
+                if m:
+                    defined.add(m.group(0))
+    out: dict[Path, tuple[str, ...]] = {}
+    for f in files:
+        names = _whole_file_guard(f, limit)
+        if not names or any(n in defined or not build.feature_switch(n) for n in names):
+            continue
+        out[f] = names
+    return out
