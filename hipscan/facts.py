@@ -37,6 +37,8 @@ class FunctionFact:
     cluster_dims: tuple[str, ...] = ()
     params: tuple[str, ...] = ()  # parameter types as clang spells them
     result: str = ""  # return type
+    # the parameter types with typedefs resolved (`CeedScalar *` -> `double *`), when different
+    canonical_params: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -607,6 +607,9 @@ class Extractor:
         ft = self.files[absname][1]
         bounds, cluster = self.function_attrs(ft, ext.start.offset, loc)
         qual = self.qualname(c)
+        arguments = tuple(c.get_arguments() or ())
+        params = tuple(a.type.spelling for a in arguments)
+        canonical = tuple(a.type.get_canonical().spelling for a in arguments)
         self.facts.functions.append(
             FunctionFact(
                 name=name,
@@ -617,8 +620,9 @@ class Extractor:
                 is_template=c.kind == K.FUNCTION_TEMPLATE,
                 launch_bounds=bounds,
                 cluster_dims=cluster,
-                params=tuple(a.type.spelling for a in c.get_arguments() or ()),
+                params=params,
                 result=c.result_type.spelling,
+                canonical_params=canonical if canonical != params else (),
             )
         )
         if ext.start.file is not None and ext.start.file.name == absname:

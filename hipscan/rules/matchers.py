@@ -641,10 +641,14 @@ def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> d
         _in(spec, "space", f.space)
         and _re(spec, "name_regex", f.name)
         and _re(spec, "qualname_regex", f.qualname)
-        and _re(spec, "params_regex", params)
         and _re(spec, "result_regex", f.result)
     ):
         return None
+    if not _re(spec, "params_regex", params):
+        # a project's own alias for the type (libCEED's `CeedScalar *` for `double *`)
+        if not f.canonical_params or not _re(spec, "params_regex", ", ".join(f.canonical_params)):
+            return None
+        params = ", ".join(f.canonical_params)
     overload = ""
     other_re = spec.conds.get("overload_params_regex")
     if other_re is not None:
