@@ -210,6 +210,24 @@ def test_names_the_project_defines_for_hip_are_not_findings(tmp_path):
     assert [line.split(":")[1] for line in r.stdout.splitlines() if "HIP351" in line] == ["5"]
 
 
+def test_syncwarp_stand_in_for_hip_quiets_the_calls(tmp_path):
+    """mscclpp defines `__syncwarp()` as a wave barrier under its HIP switch: the calls are then
+    ported already. Without the stand-in each bare call is reported (before ROCm 7.0)."""
+    project = tmp_path / "p"
+    project.mkdir()
+    kernel = "__global__ void k(float *s) {\n  s[threadIdx.x] += 1.f;\n  __syncwarp();\n}\n"
+    (project / "k.cu").write_text('#include "compat.h"\n' + kernel)
+    (project / "compat.h").write_text("// nothing for HIP yet\n")
+    args = ("scan", str(project), "--no-report", "--jobs", "1", "--no-cache", "--select", "HIP363")
+    r = run(*args)
+    assert [line.split(":")[:2] for line in r.stdout.splitlines() if "HIP363" in line] == [["k.cu", "4"]]
+    assert "HIP363" not in run(*args, "--rocm-version", "7.0").stdout
+    (project / "compat.h").write_text(
+        "#ifdef __HIP_PLATFORM_AMD__\n#define __syncwarp() __builtin_amdgcn_wave_barrier()\n#endif\n"
+    )
+    assert "HIP363" not in run(*args).stdout
+
+
 def test_offload_arch_from_config_and_command_line(tmp_path):
     from hipscan.config import ConfigError, load_config
 
