@@ -126,7 +126,8 @@ def scan(
     inside: dict[str, int] = {}  # bundled tree -> findings in it (seen through project includes)
     files = sorted(sources.project_files)
     given = tuple(config.defines)
-    build = hip_build().for_target(tuple(config.rocm_version))
+    torch_extension = is_torch_extension(files, sources.build_files)
+    build = hip_build().for_target(tuple(config.rocm_version)).for_torch_extension(torch_extension)
     hip_absent = never_defined(files, lambda a: hip_scenario(build, a), given)
     options = replace(
         rule_options(config),
@@ -134,7 +135,7 @@ def scan(
         hip_absent=hip_absent,
         nvcc_only=nvcc_only_sites(files, hip_absent, sources.root),
         oldest_absent=never_defined(files, lambda a: oldest_device_scenario(build, a), given),
-        torch_extension=is_torch_extension(files, sources.build_files),
+        torch_extension=torch_extension,
     )
     lines = SourceLines(sources.root)
     seen: dict[tuple[str, str, int, int], int] = {}  # finding key -> position in findings
@@ -206,7 +207,12 @@ def scan(
     result.files = list(file_results.values())
     if outside:
         off_hip = OffHipLines(
-            branches, options.hip_absent, options.oldest_absent, lines, options.rocm_version
+            branches,
+            options.hip_absent,
+            options.oldest_absent,
+            lines,
+            options.rocm_version,
+            options.torch_extension,
         )
         findings = _settle_outside(findings, outside, off_hip, suppressions)
     result.files.sort(key=lambda r: r.path)

@@ -39,6 +39,8 @@ class HipBuild:
     compiler_values: tuple[tuple[str, int], ...] = ()  # what hip-clang defines as a clang
     version_macros: tuple[tuple[str, str], ...] = ()  # HIP's version macros: name -> what they hold
     version_values: tuple[tuple[str, int], ...] = ()  # their values for the targeted ROCm release
+    # what torch's hipify turns into a HIP macro in a PyTorch extension's sources (`__CUDACC__`)
+    torch_defined: frozenset[str] = frozenset()
 
     def hip_values(self, names: set[str]) -> tuple[dict[str, int], tuple[str, ...]]:
         """Macro values in a HIP build for AMD: markers defined, NVIDIA-only names undefined, the
@@ -57,6 +59,17 @@ class HipBuild:
         parts["combined"] = major * 10_000_000 + minor * 100_000 + patch
         values = tuple(sorted((name, parts[what]) for name, what in self.version_macros))
         return replace(self, version_values=values)
+
+    def for_torch_extension(self, on: bool) -> HipBuild:
+        """This build as torch.utils.cpp_extension runs it: after torch's hipify, a test of
+        `__CUDACC__` reads `__HIPCC__`, so the name counts as defined."""
+        if not on or not self.torch_defined:
+            return self
+        names = self.torch_defined
+        values = tuple(sorted(set(self.compiler_values) | {(n, 1) for n in names}))
+        return replace(
+            self, absent=self.absent - names, undefined=self.undefined - names, compiler_values=values
+        )
 
     def feature_switch(self, name: str) -> bool:
         """Whether a whole-file guard's name may be a project's feature switch: not the
@@ -88,6 +101,7 @@ def hip_build() -> HipBuild:
         to_hip=re.compile(project["to_hip_regex"]),
         not_feature=re.compile(project["not_feature_regex"]),
         absent=frozenset(data.get("absent", ())),
+        torch_defined=frozenset(data.get("torch_extension_defined", ())),
         oldest_device=tuple(sorted(data.get("oldest_device", {}).items())),
         compiler_values=tuple(sorted(data.get("compiler_values", {}).items())),
         version_macros=tuple(sorted(data.get("version_macros", {}).items())),

@@ -12,6 +12,7 @@ from hipscan.analysis.smem import shared_budgets, targets_in_scope
 from hipscan.apitable import ApiTable, load_api_table, load_torch_renames
 from hipscan.facts import CallFact, DeclFact, FileFacts, IdentFact, LiteralFact
 from hipscan.model import SEVERITIES, Finding
+from hipscan.platforms import hip_build
 from hipscan.resources import rules_dir
 from hipscan.rules.matchers import FACT_LISTS, MATCHERS, TUIndex, common_ok, version_key
 from hipscan.rules.platforms import OffHipLines
@@ -61,6 +62,8 @@ class _ApplyContext:
     rocm_version: tuple[int, ...]
     targets: tuple[tuple[str, int], ...] = ()  # (AMD target, LDS bytes) in scope
     nvcc_only: frozenset[tuple[str, str]] = frozenset()  # RuleOptions.nvcc_only
+    # macros torch's hipify rewrites to HIP ones in a PyTorch extension (`__CUDACC__`)
+    torch_defined: frozenset[str] = frozenset()
 
 
 # Fact kinds whose facts an analysis derives from the translation unit's facts.
@@ -229,6 +232,7 @@ class RuleSet:
             tuple(options.rocm_version),
             targets_in_scope(options.offload_arch),
             options.nvcc_only,
+            hip_build().torch_defined if options.torch_extension else frozenset(),
         )
         index = TUIndex(facts)
         hits: dict[tuple, tuple[Rule, str, dict, object]] = {}
@@ -275,7 +279,12 @@ class RuleSet:
         out: list[Finding] = []
         lines_done: set[tuple] = set()
         off_hip = OffHipLines(
-            facts.branches, options.hip_absent, options.oldest_absent, read_line, options.rocm_version
+            facts.branches,
+            options.hip_absent,
+            options.oldest_absent,
+            read_line,
+            options.rocm_version,
+            options.torch_extension,
         )
         chain_of = {(b.loc.path, b.loc.line): b.chain_line for b in facts.branches}
         for key in sorted(hits, key=lambda k: (k[1], k[2], k[3], self._order[k[0]])):

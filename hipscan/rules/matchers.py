@@ -613,6 +613,8 @@ def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, ctx) -> d
     hit = [n for n in dict.fromkeys(f.names) if names is None or n in names]
     if spec.conds.get("defined_in_same_file"):  # a shared header's macro is fixed at its #define
         hit = [n for n in hit if (n, f.loc.path) in ctx.nvcc_only]
+    if ctx.torch_defined:  # torch's hipify rewrites these to HIP's own (`__CUDACC__` -> `__HIPCC__`)
+        hit = [n for n in hit if n not in ctx.torch_defined]
     if names is not None and not hit:
         return None
     reference = spec.conds.get("diverges_without")

@@ -60,8 +60,10 @@ class OffHipLines:
         oldest_absent: frozenset[str] = frozenset(),
         read_line: Callable[[str, int], str] | None = None,
         rocm_version: tuple[int, ...] | None = None,
+        torch_extension: bool = False,
     ) -> None:
-        build = hip_build().for_target(rocm_version)  # HIP_VERSION tests decided for the target
+        # HIP_VERSION tests decided for the target; `__CUDACC__` as torch's hipify leaves it
+        build = hip_build().for_target(rocm_version).for_torch_extension(torch_extension)
         self.spans: dict[str, list[tuple[int, int]]] = {}
         chains: dict[tuple[str, int], list[BranchFact]] = {}
         for b in branches:
