@@ -193,11 +193,16 @@ def test_discovery_picks_cuda_files_and_honours_excludes(tmp_path):
     (tmp_path / "a.cu").write_text("__global__ void k() {}\n")
     (tmp_path / "host.cpp").write_text("int main() { cudaMalloc(0, 0); }\n")
     (tmp_path / "plain.cpp").write_text("int main() { return 0; }\n")
+    # MFEM-style files: kernels written with the project's own macros, and back-end host code
+    (tmp_path / "kernels.hpp").write_text("#if defined(__CUDA_ARCH__)\nint tid = 0;\n#endif\n")
+    (tmp_path / "solver.cpp").write_text('#include "general/cuda.hpp"\nint f();\n')
+    (tmp_path / "comment.cpp").write_text("// mentions __CUDA_ARCH__ and cuda.hpp in prose only\n")
     (tmp_path / "third_party").mkdir()
     (tmp_path / "third_party" / "b.cu").write_text("__global__ void k() {}\n")
     (tmp_path / "CMakeLists.txt").write_text("enable_language(CUDA)\n")
     s = discover([tmp_path], ScanConfig().excludes + ("third_party",))
-    assert sorted(p.name for p in s.sources) == ["a.cu", "host.cpp"]
+    assert sorted(p.name for p in s.sources) == ["a.cu", "host.cpp", "solver.cpp"]
+    assert [p.name for p in s.headers] == ["kernels.hpp"]
     assert [p.name for p in s.build_files] == ["CMakeLists.txt"]
 
 

@@ -17,7 +17,14 @@ BUILD_SUFFIXES = (".cmake", ".mk")
 CUDA_MARKERS = re.compile(
     rb"__global__|__device__|__shared__|<<<|\bcuda[A-Z]\w*\s*\(|\bcu[A-Z][a-z]\w*\s*\(|\bcudaDeviceProp\b|"
     rb"#\s*include\s*[<\"](?:cuda|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvToolsExt|"
-    rb"cooperative_groups|mma\.h|thrust/|cub/|cutlass/|cute/|NvInfer|optix|nvml|cufile|nvjpeg|npp)"
+    rb"cooperative_groups|mma\.h|thrust/|cub/|cutlass/|cute/|NvInfer|optix|nvml|cufile|nvjpeg|npp)|"
+    # code that differs under nvcc: a test of its or the toolkit's macros (MFEM's kernel headers,
+    # written with the project's own MFEM_HOST_DEVICE-style macros, carry nothing else)
+    rb"#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*"
+    rb"\b(?:__CUDA_ARCH__|__CUDACC__|__NVCC__|CUDA_VERSION|CUDART_VERSION)\b|"
+    # ... or an include of a header named for CUDA (the project's `general/cuda.hpp`, SUNDIALS'
+    # `nvector/nvector_cuda.h`): host code of the CUDA back end
+    rb"#[ \t]*include[ \t]*[<\"](?:[^>\"\n]*/)?[^>\"\n/]*(?i:cuda)[^>\"\n/]*[>\"]"
 )
 
 
