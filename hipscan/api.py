@@ -18,6 +18,7 @@ from hipscan.frontend.archmacros import (
     hip_provided_names,
     never_defined,
     nvcc_only_sites,
+    unused_macros,
     whole_file_switches,
 )
 from hipscan.frontend.torchext import is_torch_extension
@@ -136,6 +137,7 @@ def scan(
         nvcc_only=nvcc_only_sites(files, hip_absent, sources.root),
         oldest_absent=never_defined(files, lambda a: oldest_device_scenario(build, a), given),
         torch_extension=torch_extension,
+        unused_macros=unused_macros(files),
     )
     lines = SourceLines(sources.root)
     seen: dict[tuple[str, str, int, int], int] = {}  # finding key -> position in findings

@@ -10,6 +10,7 @@ line scan of directives (comments and continuation lines handled), iterated to a
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -312,3 +313,25 @@ def whole_file_switches(
             continue
         out[f] = names
     return out
+
+
+_IDENT = re.compile(rb"[A-Za-z_]\w*")
+_DEFINE_LINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+_BYTES_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def unused_macros(files: list[Path], limit: int = 2_000_000) -> frozenset[str]:
+    """Macros the project #defines but never names anywhere else: a `#define SHFL_SYNC
+    __shfl_sync` no code expands (pytorch3d's pulsar/gpu/commands.h) compiles to nothing on any
+    platform, so what its body says needs no porting."""
+    defines: Counter[bytes] = Counter()
+    names: Counter[bytes] = Counter()
+    for f in files:
+        try:
+            data = f.read_bytes()[:limit]
+        except OSError:
+            continue
+        data = _BYTES_COMMENT.sub(b" ", data)
+        defines.update(m.group(1) for m in _DEFINE_LINE.finditer(data))
+        names.update(_IDENT.findall(data))
+    return frozenset(n.decode("ascii", "replace") for n, k in defines.items() if names[n] <= k)

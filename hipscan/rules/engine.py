@@ -45,6 +45,8 @@ class RuleOptions:
     # a PyTorch C++/CUDA extension: its build hipifies with torch.utils.hipify, whose table maps
     # some names the HIPIFY tables do not (hipscan.frontend.torchext)
     torch_extension: bool = False
+    # macros the project defines but never names elsewhere (archmacros.unused_macros)
+    unused_macros: frozenset[str] = frozenset()
 
     def __post_init__(self):
         for key, sev in self.severity.items():
@@ -64,6 +66,7 @@ class _ApplyContext:
     nvcc_only: frozenset[tuple[str, str]] = frozenset()  # RuleOptions.nvcc_only
     # macros torch's hipify rewrites to HIP ones in a PyTorch extension (`__CUDACC__`)
     torch_defined: frozenset[str] = frozenset()
+    unused_macros: frozenset[str] = frozenset()  # RuleOptions.unused_macros
 
 
 # Fact kinds whose facts an analysis derives from the translation unit's facts.
@@ -233,6 +236,7 @@ class RuleSet:
             targets_in_scope(options.offload_arch),
             options.nvcc_only,
             hip_build().torch_defined if options.torch_extension else frozenset(),
+            options.unused_macros,
         )
         index = TUIndex(facts)
         hits: dict[tuple, tuple[Rule, str, dict, object]] = {}

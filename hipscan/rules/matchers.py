@@ -617,6 +617,10 @@ def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, ctx) -> d
         hit = [n for n in hit if n not in ctx.torch_defined]
     if names is not None and not hit:
         return None
+    used = spec.conds.get("macro_used")
+    if used is not None and f.kind == "define" and f.names:
+        if (f.names[0] not in ctx.unused_macros) != used:
+            return None
     reference = spec.conds.get("diverges_without")
     if reference is not None and _same_branch(f.text, reference):
         return None  # the HIP build takes the branch the reference NVIDIA build takes

@@ -309,6 +309,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         # ["__CUDA_ARCH__=800"]: only conditions whose truth differs between a build with these
         # macros and one without them (or that cannot be evaluated)
         "diverges_without": "strs",
+        # a #define whose macro the project names somewhere else (an alias no code expands
+        # compiles to nothing)
+        "macro_used": "bool",
     },
     "build": {"kind": "strs", "value_regex": "regex", "tool": "strs"},
     "function": {
