@@ -915,7 +915,8 @@ class Extractor:
             if p.kind in VALUE_WRAPPERS:
                 continue
             if p.kind == K.VAR_DECL:
-                return p.type.spelling
+                # `auto m = __ballot_sync(...)` takes whatever width the platform returns
+                return "auto" if p.type.kind == ci.TypeKind.AUTO else p.type.spelling
             if p.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and binary_operator(p) in (
                 "=",
                 "|=",
