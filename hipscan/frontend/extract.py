@@ -130,6 +130,7 @@ TYPED_ARGUMENT_CALLEES = frozenset(
         "cudaFuncSetSharedMemConfig",
         "cudaFuncGetAttributes",
         "cudaLaunchKernel",
+        "atomicAdd",  # which overload: HIP has none for __half, __half2 or the bf16 types
     }
 )
 DECL_KINDS = {
@@ -631,6 +632,12 @@ class Extractor:
                 self.body(rel, ft, ext.start.offset, kids[-1])
         return new_space, name
 
+    def declared_in_project(self, ref: ci.Cursor | None) -> bool:
+        """Whether a call resolves to the project's own function (its `atomicAdd(half2 *, half2)`
+        fallback), not the toolkit's."""
+        f = ref.location.file if ref is not None else None
+        return f is not None and os.path.normpath(f.name) in self.project
+
     def lambda_space(self, c: ci.Cursor, space: str, fname: str) -> str:
         """A `[=] __device__ (...) {...}` lambda written in host code (an extended lambda, AMReX's
         `[=] AMREX_GPU_DEVICE (...)`) runs on the device: the attribute sits on its closure
@@ -786,7 +793,7 @@ class Extractor:
                 )
         arg_types = (
             tuple(a.type.get_canonical().spelling for a in arguments)
-            if member_of or callee in TYPED_ARGUMENT_CALLEES
+            if member_of or (callee in TYPED_ARGUMENT_CALLEES and not self.declared_in_project(ref))
             else ()
         )
         const_args = (
