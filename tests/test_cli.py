@@ -228,6 +228,22 @@ def test_syncwarp_stand_in_for_hip_quiets_the_calls(tmp_path):
     assert "HIP363" not in run(*args).stdout
 
 
+def test_integer_type_from_a_missing_header_keeps_a_warp_width(tmp_path):
+    """Ginkgo's `static constexpr uint32 warp_size = 32` with its generated types header absent:
+    `uint32` is declared as an integer for the re-parse, so the width and its uses are seen."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "config.cuh").write_text(
+        '#include "ginkgo/core/base/types.hpp"\n'
+        "struct config { static constexpr uint32 warp_size = 32; };\n"
+        "__global__ void k(float *o) { o[threadIdx.x % config::warp_size] = 1.f; }\n"
+    )
+    r = run("scan", str(project), "--no-report", "--jobs", "1", "--no-cache", "--select", "HIP307")
+    assert [line.split(":")[:2] for line in r.stdout.splitlines() if "HIP307" in line] == [
+        ["config.cuh", "2"]
+    ]
+
+
 def test_offload_arch_from_config_and_command_line(tmp_path):
     from hipscan.config import ConfigError, load_config
 

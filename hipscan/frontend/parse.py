@@ -42,6 +42,13 @@ UNDECLARED = re.compile(
     r"|no template named '([A-Za-z_][A-Za-z0-9_]*)'"
 )
 NOT_FOUND = re.compile(r"'([^']+)' file not found")
+# An unknown type name that reads as an integer type (`gko::uint32` from Ginkgo's generated
+# types header, `u32`, `index_type`): declared as an integer for the re-parse, so a
+# `static constexpr uint32 warp_size = 32` keeps its value for the warp-width analysis.
+INTEGER_TYPE_NAME = re.compile(
+    r"(?i)^(u?int(8|16|32|64)?(_t)?|u?(8|16|32|64)|[su](8|16|32|64)|u(char|short|long|longlong)|"
+    r"(index|size|offset|count|dim|lane|mask|word)(_?t|_?type)?)$"
+)
 MAX_DIAGNOSTICS = 20
 # system header folders: a report may quote a diagnostic located there
 SYSTEM_DIRS = ("/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib/llvm", "/usr/lib64/gcc")
@@ -292,6 +299,10 @@ def _recovery_declarations(
         f = d.location.file
         name = m.group(1) or m.group(2) or m.group(3)
         if name in decls or name in known or name.startswith("__hipscan"):
+            continue
+        if m.group(2) and INTEGER_TYPE_NAME.match(name):
+            decls[name] = f"typedef {'unsigned ' if name[:1] in 'uU' else ''}int {name};"
+            needed.add(name)
             continue
         if m.group(2):
             decls[name] = f"struct {name} {{ template <class... A> {name}(A...) {{}} }};"
