@@ -946,6 +946,8 @@ class Extractor:
             s = STORAGE_ATTRS.get(ch.kind)
             if s:
                 storage.append(s)
+            elif ch.kind == K.ANNOTATE_ATTR and ch.spelling == "__grid_constant__":
+                storage.append("grid_constant")  # the shim's spelling of CUDA's kernel-parameter qualifier
         sc = c.storage_class if kind == K.VAR_DECL else None
         if sc == ci.StorageClass.EXTERN:
             storage.append("extern")
@@ -1649,8 +1651,11 @@ def _is_string(text: str) -> bool:
 
 def _qualified_at(toks: list, i: int, candidates: list[tuple[str, ...]]) -> list[str]:
     """The watched qualified names spelled from token i (`thrust :: cuda :: par`), shortest
-    first: one prefix of another (`cuda::std`, `cuda::std::atomic`) is recorded as each."""
-    found = []
+    first: one prefix of another (`cuda::std`, `cuda::std::atomic`) is recorded as each. Only
+    from the outermost namespace: `::cuda::atomic` counts, `RAJA::reduce::cuda::atomic` does not."""
+    found: list[str] = []
+    if i >= 2 and toks[i - 1].text == "::" and toks[i - 2].kind == IDENT:
+        return found  # a namespace of the project's own (`RAJA::reduce::cuda::atomic`)
     for parts in sorted(candidates, key=lambda p: (len(p), p)):
         j = i
         for part in parts[1:]:

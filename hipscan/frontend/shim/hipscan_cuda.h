@@ -35,7 +35,8 @@
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
 #define __managed__ __attribute__((managed))
-#define __grid_constant__
+// kept in the AST (an annotation on the parameter): HIP has no __grid_constant__
+#define __grid_constant__ __attribute__((annotate("__grid_constant__")))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __cluster_dims__(...)
 #define __maxnreg__(...)
