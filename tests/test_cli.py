@@ -244,6 +244,23 @@ def test_integer_type_from_a_missing_header_keeps_a_warp_width(tmp_path):
     ]
 
 
+def test_attribute_macros_from_a_missing_header_are_guessed(tmp_path):
+    """RAJA's `RAJA_DEVICE RAJA_INLINE` come from util/macros.hpp; with it absent the device
+    function must not read as host code calling device-only functions (HIP835)."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "reduce.hpp").write_text(
+        '#include "RAJA/util/macros.hpp"\n'
+        "RAJA_DEVICE RAJA_INLINE int bump(unsigned *c) { __threadfence(); return atomicInc(c, 10u); }\n"
+        "void host_side(unsigned *c) { __threadfence(); }\n"
+        "__global__ void k(unsigned *c) { bump(c); }\n"
+    )
+    r = run("scan", str(project), "--no-report", "--jobs", "1", "--no-cache", "--select", "HIP835")
+    assert [line.split(":")[:2] for line in r.stdout.splitlines() if "HIP835" in line] == [
+        ["reduce.hpp", "3"]
+    ]
+
+
 def test_offload_arch_from_config_and_command_line(tmp_path):
     from hipscan.config import ConfigError, load_config
 

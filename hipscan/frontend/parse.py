@@ -275,6 +275,59 @@ def _include_dirs_for(
     return dirs
 
 
+# An unknown all-capitals name written before a declaration (`RAJA_DEVICE RAJA_INLINE T f()`,
+# `MFEM_HOST_DEVICE`): a project's attribute macro whose header was not found. Guessed from its
+# words for the re-parse, so a device function is not read as host code.
+SPECIFIER_MACRO = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_SPECIFIER_WORDS = (
+    (re.compile(r"HOST_?DEVICE|DEVICE_?HOST"), "__host__ __device__"),
+    (re.compile(r"GLOBAL|KERNEL"), "__global__"),
+    (re.compile(r"DEVICE"), "__device__"),
+    (re.compile(r"HOST"), "__host__"),
+    (re.compile(r"INLINE"), "inline"),
+)
+
+
+# ... and the empty ones (export and visibility markers); any other capitals name may be a type
+_EMPTY_SPECIFIER = re.compile(r"(EXPORT|IMPORT|API|DECL|DLL|VISIBLE|VISIBILITY|ATTR|ATTRIBUTE|EXTERN)$")
+
+
+def _specifier_guess(name: str) -> str | None:
+    """What an attribute macro stands for, judged by its words; None when it may be a type
+    (`SUNDIALS_INDEX_TYPE` in `typedef SUNDIALS_INDEX_TYPE sunindextype;`)."""
+    guess = next((spelling for words, spelling in _SPECIFIER_WORDS if words.search(name)), None)
+    if guess is None and _EMPTY_SPECIFIER.search(name):
+        guess = ""
+    return guess
+
+
+def _around(d: ci.Diagnostic, data_of: dict[str, bytes], project: frozenset[str]) -> tuple[bytes, bytes]:
+    """The project source just before and from a diagnostic's location (empty elsewhere)."""
+    f = d.location.file
+    if f is None or f.name not in project:
+        return b"", b""
+    if f.name not in data_of:
+        try:
+            data_of[f.name] = Path(f.name).read_bytes()
+        except OSError:
+            data_of[f.name] = b""
+    data, at = data_of[f.name], d.location.offset
+    return data[max(0, at - 40) : at], data[at : at + 200]
+
+
+def _before_declarator(before: bytes, rest: bytes) -> bool:
+    """Whether the unknown name is followed by another name (a specifier), not `::`, `<`, `(`."""
+    if re.search(rb"\btypedef\s+$|\busing\s+\w+\s*=\s*$", before):
+        return False  # a type: `typedef SUNDIALS_INDEX_TYPE sunindextype;`
+    return re.match(rb"[A-Za-z_]\w*[ \t\r\n]+[A-Za-z_]", rest) is not None
+
+
+def _declares_integer(rest: bytes) -> bool:
+    """Whether the unknown type declares a name set to an integer literal (SUNDIALS'
+    `constexpr const sunindextype WARP_SIZE = 32` with its generated config header absent)."""
+    return re.match(rb"[A-Za-z_]\w*\s+[A-Za-z_]\w*\s*(=|\{)\s*[-+]?\d", rest) is not None
+
+
 def _recovery_declarations(
     tu: ci.TranslationUnit,
     data_of: dict[str, bytes],
@@ -290,6 +343,8 @@ def _recovery_declarations(
     """
     decls: dict[str, str] = {}
     needed: set[str] = set()
+    guessed: set[str] = set()  # integer types and attribute macros: worth a re-parse of their own
+    classes: set[str] = set()  # other unknown types, declared as classes
     for d in tu.diagnostics:
         if d.severity < ci.Diagnostic.Error:
             continue
@@ -298,13 +353,23 @@ def _recovery_declarations(
             continue
         f = d.location.file
         name = m.group(1) or m.group(2) or m.group(3)
-        if name in decls or name in known or name.startswith("__hipscan"):
+        if name in known or name.startswith("__hipscan"):
             continue
-        if m.group(2) and INTEGER_TYPE_NAME.match(name):
+        before, rest = _around(d, data_of, project) if m.group(2) else (b"", b"")
+        if name in decls and not (decls[name].startswith("struct") and _declares_integer(rest)):
+            continue  # a type guessed as a class becomes an integer where it holds a literal
+        guess = _specifier_guess(name) if m.group(2) and SPECIFIER_MACRO.match(name) else None
+        if guess is not None and _before_declarator(before, rest):
+            decls[name] = f"#define {name} {guess}"
+            guessed.add(name)
+            continue
+        if m.group(2) and (INTEGER_TYPE_NAME.match(name) or _declares_integer(rest)):
             decls[name] = f"typedef {'unsigned ' if name[:1] in 'uU' else ''}int {name};"
-            needed.add(name)
+            classes.discard(name)
+            guessed.add(name)
             continue
         if m.group(2):
+            classes.add(name)
             decls[name] = f"struct {name} {{ template <class... A> {name}(A...) {{}} }};"
             continue
         if m.group(3):
@@ -331,7 +396,11 @@ def _recovery_declarations(
             decls[name] = f"extern int {name};"
         if name in watched:
             needed.add(name)
-    return decls, bool(needed)
+    if guessed and not needed:
+        # a re-parse for these alone keeps clang's own recovery for the other unknown types (an
+        # int: `constexpr const sunindextype WARP_SIZE = 32` keeps its value)
+        decls = {n: v for n, v in decls.items() if n not in classes}
+    return decls, bool(needed or guessed)
 
 
 def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_size: int) -> FileFacts:
