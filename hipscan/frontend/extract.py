@@ -1051,9 +1051,11 @@ class Extractor:
         m = NUMBER.match(data, off)
         spelling = m.group(0).decode("ascii", "replace") if m else str(value)
         macro, written = "", spelling
+        related: tuple[RelatedLoc, ...] = ()
         if not spelling[:1].isdigit():  # the use site shows a macro name: the value is in its body
             at = self.macro_literal(spelling, value)
             if at is not None:
+                related = (RelatedLoc.at(loc, "macro use"),)
                 loc, written = at
                 macro = spelling
         role, op, other, other_type = "other", "", "", ""
@@ -1123,6 +1125,7 @@ class Extractor:
                 callee_macro=callee_macro,
                 selects_uniform=role == "binop" and selects_uniform(c, parents, children, binary_operator),
                 block_step=role == "compare" and block_step(c, parents, children),
+                related=related,
             )
         )
 

@@ -240,6 +240,7 @@ class RuleSet:
         )
         index = TUIndex(facts)
         hits: dict[tuple, tuple[Rule, str, dict, object]] = {}
+        also: dict[tuple, list] = {}  # more related locations of a hit (other uses of a macro value)
         for kind, list_name in FACT_LISTS.items():
             generic = [c for c in self._generic.get(kind, ()) if c[0].id in active]
             named = self._named.get(kind, {})
@@ -273,9 +274,14 @@ class RuleSet:
                             spec.confidence or rule.confidence, getattr(fact, "confidence", None)
                         )
                         hits[key] = (rule, confidence, placeholders, fact)
-        return self._findings(hits, facts, options, read_line)
+                    elif getattr(fact, "macro", "") and getattr(fact, "related", ()):
+                        # the same macro-body value reached from another use: list that use too
+                        also.setdefault(key, []).extend(fact.related)
+        return self._findings(hits, facts, options, read_line, also)
 
-    def _findings(self, hits, facts: FileFacts, options: RuleOptions, read_line) -> list[Finding]:
+    def _findings(
+        self, hits, facts: FileFacts, options: RuleOptions, read_line, also: dict | None = None
+    ) -> list[Finding]:
         # A fallback rule gives way to any other rule on the same line.
         specific_lines = {k[1:3] for k, (r, *_) in hits.items() if not r.fallback}
         # An API-table status never repeats what a catalogue rule says about the same token.
@@ -350,7 +356,9 @@ class RuleSet:
                     function=getattr(fact, "function", "") or "",
                     snippet=snippet,
                     fix=_format(rule.short_fix, values),
-                    related=tuple(getattr(fact, "related", ()) or ()),
+                    related=tuple(
+                        dict.fromkeys((*(getattr(fact, "related", ()) or ()), *(also or {}).get(key, ())))
+                    ),
                 )
             )
         return out
