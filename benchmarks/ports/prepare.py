@@ -162,13 +162,31 @@ def export(cb: CodeBase, git_dir: Path, dest: Path, view: str = "cuda") -> list[
     return written
 
 
+DIGIT_SEPARATED = re.compile(r"\b\d[0-9A-Za-z_.']*'[0-9A-Za-z_.']*")
+
+
 def unifdef(path: Path, args: tuple[str, ...]) -> str | None:
-    """Run unifdef -l in place (removed lines become blank); return an error line or None."""
+    """Run unifdef -l in place (removed lines become blank); return an error line or None.
+
+    unifdef reads a C++14 digit separator (`0xff'ff'ff'ffu`) as an unterminated character
+    literal and stops, so numbers are written without separators for the run and each kept
+    line is given back its original text afterwards (every line keeps its number)."""
+    original = path.read_text(errors="surrogateescape")
+    plain = DIGIT_SEPARATED.sub(lambda m: m.group().replace("'", ""), original)
+    if plain != original:
+        path.write_text(plain, errors="surrogateescape")
     proc = subprocess.run(
         ["unifdef", "-l", *args, "-o", str(path), str(path)], capture_output=True, text=True
     )
     if proc.returncode not in (0, 1):
         return f"{path}: unifdef: {(proc.stderr.strip().splitlines() or ['failed'])[-1]}"
+    if plain != original:
+        out = path.read_text(errors="surrogateescape").split("\n")
+        before, now = original.split("\n"), plain.split("\n")
+        for i, line in enumerate(out):
+            if i < len(now) and line == now[i] and now[i] != before[i]:
+                out[i] = before[i]
+        path.write_text("\n".join(out), errors="surrogateescape")
     return None
 
 
