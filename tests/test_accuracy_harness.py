@@ -3,6 +3,7 @@ label parsing, the arm-macro expansion and the separate-file comparison."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -113,6 +114,30 @@ def test_switch_unifdef_leaves_in_a_condition_is_settled_line_for_line() -> None
         "#elif !1",
     ]
     assert prepare.settle_defined(text, ()) == text
+
+
+@pytest.mark.skipif(shutil.which("unifdef") is None, reason="unifdef not installed")
+def test_unifdef_cuts_a_file_with_digit_separators(tmp_path: Path) -> None:
+    # FBGEMM cuda_prelude.cuh: unifdef reads 0xff'ff'ff'ffu as an unterminated character literal
+    src = tmp_path / "prelude.cuh"
+    src.write_text(
+        "#if defined(USE_ROCM)\n"
+        "static constexpr uint64_t kFullWarpMask = 0xff'ff'ff'ff'ff'ff'ff'ffull;\n"
+        "#else\n"
+        "static constexpr uint32_t kFullWarpMask = 0xff'ff'ff'ffu;\n"
+        "#endif\n"
+        "char c = '0'; // stage 2's mask\n"
+    )
+    assert prepare.unifdef(src, ("-UUSE_ROCM",)) is None
+    assert src.read_text().split("\n") == [
+        "",
+        "",
+        "",
+        "static constexpr uint32_t kFullWarpMask = 0xff'ff'ff'ffu;",
+        "",
+        "char c = '0'; // stage 2's mask",
+        "",
+    ]
 
 
 def test_separate_file_port_ignores_renames_and_layout() -> None:

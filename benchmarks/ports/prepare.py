@@ -162,7 +162,8 @@ def export(cb: CodeBase, git_dir: Path, dest: Path, view: str = "cuda") -> list[
     return written
 
 
-DIGIT_SEPARATED = re.compile(r"\b\d[0-9A-Za-z_.']*'[0-9A-Za-z_.']*")
+# A number with digit separators: a digit, then digits (or a base prefix), each separator between two digits.
+DIGIT_SEPARATED = re.compile(r"\b\d[0-9a-fA-FxXbB]*(?:'[0-9a-fA-F]+)+")
 
 
 def unifdef(path: Path, args: tuple[str, ...]) -> str | None:
@@ -178,8 +179,6 @@ def unifdef(path: Path, args: tuple[str, ...]) -> str | None:
     proc = subprocess.run(
         ["unifdef", "-l", *args, "-o", str(path), str(path)], capture_output=True, text=True
     )
-    if proc.returncode not in (0, 1):
-        return f"{path}: unifdef: {(proc.stderr.strip().splitlines() or ['failed'])[-1]}"
     if plain != original:
         out = path.read_text(errors="surrogateescape").split("\n")
         before, now = original.split("\n"), plain.split("\n")
@@ -187,6 +186,8 @@ def unifdef(path: Path, args: tuple[str, ...]) -> str | None:
             if i < len(now) and line == now[i] and now[i] != before[i]:
                 out[i] = before[i]
         path.write_text("\n".join(out), errors="surrogateescape")
+    if proc.returncode not in (0, 1):
+        return f"{path}: unifdef: {(proc.stderr.strip().splitlines() or ['failed'])[-1]}"
     return None
 
 
