@@ -261,6 +261,32 @@ def test_attribute_macros_from_a_missing_header_are_guessed(tmp_path):
     ]
 
 
+def test_pytorch_extension_parses_without_torch_installed(tmp_path):
+    """A CUDA extension's torch/ATen/c10 includes resolve to hipscan's stand-in when no torch is
+    on the include path, so at:: types and the AT_DISPATCH body (scalar_t) parse."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "ext.cu").write_text(
+        "#include <torch/extension.h>\n#include <ATen/cuda/CUDAContext.h>\n#include <c10/cuda/CUDAGuard.h>\n"
+        "template <typename scalar_t> __global__ void k(scalar_t *o, std::optional<float> s) {\n"
+        "  o[threadIdx.x] = s.value();\n}\n"
+        "torch::Tensor run(torch::Tensor x) {\n"
+        "  const at::cuda::OptionalCUDAGuard guard(x.device());\n"
+        "  auto stream = at::cuda::getCurrentCUDAStream();\n"
+        '  AT_DISPATCH_FLOATING_TYPES_AND_HALF(x.scalar_type(), "k", ([&] {\n'
+        "    k<scalar_t><<<1, 256, 0, stream>>>(x.data_ptr<scalar_t>(), 1.f);\n  }));\n"
+        "  return x;\n}\n"
+    )
+    out = tmp_path / "r.json"
+    r = run(
+        "scan", str(project), "--no-report", "--jobs", "1", "--no-cache", "--format", "json", "-o", str(out)
+    )
+    assert r.exit_code == 0
+    data = json.loads(out.read_text())
+    assert [f["status"] for f in data["files"]] == ["ok"]
+    assert ("HIP920", 5) in {(f["rule"], f["line"]) for f in data["findings"]}
+
+
 def test_offload_arch_from_config_and_command_line(tmp_path):
     from hipscan.config import ConfigError, load_config
 

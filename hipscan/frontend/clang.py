@@ -246,6 +246,9 @@ def base_args(config: ScanConfig, mode: str, cuda_path: Path | None) -> list[str
         ]
     else:
         args += ["-nocudainc", "-resource-dir", str(SHIM_DIR), "-isystem", str(SHIM_DIR / "cuda")]
+    # PyTorch's headers for a CUDA extension, when the real ones are on no include path: searched
+    # last, so an installed torch (-I from compile_commands.json or the user) wins
+    args += ["-idirafter", str(SHIM_DIR / "torch")]
     args += [f"-D{d}" for d in config.defines]
     args += [f"-U{u}" for u in config.undefines]
     return args

@@ -1,0 +1,2 @@
+#pragma once
+#include "../../hipscan_torch.h"
