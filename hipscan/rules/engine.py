@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hipscan.analysis.smem import shared_budgets, targets_in_scope
 from hipscan.apitable import ApiTable, load_api_table, load_torch_renames
-from hipscan.facts import CallFact, DeclFact, FileFacts, IdentFact, LiteralFact
+from hipscan.facts import CallFact, DeclFact, FileFacts, IdentFact, LiteralFact, RelatedLoc
 from hipscan.model import SEVERITIES, Finding
 from hipscan.platforms import hip_build
 from hipscan.resources import rules_dir
@@ -288,6 +288,7 @@ class RuleSet:
         api_locs = {k[1:] for k, (r, *_) in hits.items() if not r.is_api_rule and not r.fallback}
         out: list[Finding] = []
         lines_done: set[tuple] = set()
+        named: dict[tuple, int] = {}  # (rule, file, name) -> its finding in `out` (once_per_name)
         off_hip = OffHipLines(
             facts.branches,
             options.hip_absent,
@@ -329,6 +330,13 @@ class RuleSet:
                 if where in lines_done:
                     continue
                 lines_done.add(where)
+            if rule.once_per_name:
+                first = named.get((rule.id, loc[0], placeholders.get("name", "")))
+                if first is not None:
+                    more = RelatedLoc(loc[0], loc[1], loc[2], "another use")
+                    out[first] = replace(out[first], related=(*out[first].related, more))
+                    continue
+                named[(rule.id, loc[0], placeholders.get("name", ""))] = len(out)
             values = {
                 "context": getattr(fact, "context", ""),
                 "function": getattr(fact, "function", ""),

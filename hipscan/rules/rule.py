@@ -32,6 +32,7 @@ class Rule:
     fallback: bool = False
     once_per_line: bool = False
     once_per_file: bool = False
+    once_per_name: bool = False  # one finding per file and named API; later uses are related
     once_per_chain: bool = False  # one finding per #if/#elif/#else chain (directive rules)
     fixed_in_rocm: tuple[int, ...] | None = None
     hip_compiled_only: bool = False  # quiet in every #if branch a HIP build skips

@@ -449,6 +449,9 @@ RULE_KEYS = {
     "fallback": ("bool", False),  # dropped where another rule fires on the same line
     "once_per_line": ("bool", False),  # report only the first match of a line
     "once_per_file": ("bool", False),  # report only the first match of a file
+    # one finding per file and {name}: the later uses of that name are its related locations
+    # (a missing intrinsic a port defines once, or replaces use by use)
+    "once_per_name": ("bool", False),
     "once_per_chain": ("bool", False),  # only the first branch of an #if chain that matches
     "fixed_in_rocm": ("str", False),  # stops applying when the target ROCm is at least this
     # a finding only where the HIP build compiles the line: quiet in every branch it skips, also
