@@ -176,6 +176,9 @@ def test_file_wholly_inside_a_feature_switch_is_scanned_with_it_on(tmp_path):
     (project / "windows.cu").write_text("#ifdef _WIN32\n" + body + "#endif\n")
     (project / "defined.cu").write_text("#ifdef COOLING\n" + body + "#endif\n")
     (project / "config.h").write_text("#if 0\n#define COOLING\n#endif\n")
+    # a unity build's fragment: the file that includes it is where it is read
+    (project / "part.cu").write_text("#ifdef SINGLE_TU\n" + body + "#endif\n")
+    (project / "unity.cpp").write_text('#include "part.cu"\nint unity;\n')
     r = run("scan", str(project), "--no-report", "--jobs", "1", "--no-cache", "--select", "HIP301")
     assert [line.split(":")[0] for line in r.stdout.splitlines() if "HIP301" in line] == ["feature.cu"]
     assert "1 file(s) are wholly inside a feature switch" in r.stderr

@@ -306,13 +306,31 @@ def whole_file_switches(
                 m = NAME.match(rest.strip())
                 if m:
                     defined.add(m.group(0))
+    included = _included_names(files, limit)
     out: dict[Path, tuple[str, ...]] = {}
     for f in files:
+        if f.name in included:
+            continue  # a fragment another file includes (a unity build's init.cu): read there
         names = _whole_file_guard(f, limit)
         if not names or any(n in defined or not build.feature_switch(n) for n in names):
             continue
         out[f] = names
     return out
+
+
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+
+
+def _included_names(files: list[Path], limit: int) -> set[str]:
+    """Base names of the files the project includes with quotes."""
+    names: set[str] = set()
+    for f in files:
+        try:
+            data = f.read_bytes()[:limit]
+        except OSError:
+            continue
+        names.update(Path(m.group(1).decode("utf-8", "replace")).name for m in _QUOTED_INCLUDE.finditer(data))
+    return names
 
 
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
