@@ -111,11 +111,11 @@ def scan(
     if not config.include_vendored:
         trees = find_vendored(sources.root, sorted(sources.project_files | set(sources.build_files)))
         _leave_out(sources, trees)
-    switches = cuda_switches(sorted(sources.project_files), tuple(config.defines) + tuple(config.undefines))
+    files = sorted(sources.project_files)
+    switches = cuda_switches(files, tuple(config.defines) + tuple(config.undefines))
     if switches:  # the project's own "build the CUDA code" switches: that code is what is ported
         config = replace(config, defines=tuple(config.defines) + switches)
-    given_all = tuple(config.defines) + tuple(config.undefines)
-    guarded = whole_file_switches(sorted(sources.project_files), given_all)
+    guarded = whole_file_switches(files, tuple(config.defines) + tuple(config.undefines))
     if guarded:  # files wholly inside `#ifdef FEATURE`: parsed as the build that compiles them
         config = replace(config, file_defines=tuple((str(f), n) for f, n in sorted(guarded.items())))
     result = ScanResult(
@@ -125,7 +125,6 @@ def scan(
         guard_defines={f.relative_to(sources.root).as_posix(): list(n) for f, n in guarded.items()},
     )
     inside: dict[str, int] = {}  # bundled tree -> findings in it (seen through project includes)
-    files = sorted(sources.project_files)
     given = tuple(config.defines)
     torch_extension = is_torch_extension(files, sources.build_files)
     build = hip_build().for_target(tuple(config.rocm_version)).for_torch_extension(torch_extension)

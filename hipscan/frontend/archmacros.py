@@ -20,6 +20,7 @@ BASE = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_FEAT_SM90_
 DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif|define|undef)\b(.*)$")
 NAME = re.compile(r"[A-Za-z_]\w*")
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 
 
 # a type alias on one line (`typedef __hip_bfloat16 __nv_bfloat16;`, `using half_t = __half;`),
@@ -45,6 +46,14 @@ def _directives(text: str) -> list[tuple[str, str]]:
 _PARSED: dict[tuple[str, float], list[tuple[str, str]]] = {}  # (path, mtime) -> directives
 
 
+def _read(f: Path, limit: int) -> bytes:
+    """A file's first ``limit`` bytes; empty when it cannot be read."""
+    try:
+        return f.read_bytes()[:limit]
+    except OSError:
+        return b""
+
+
 def _file_directives(f: Path, limit: int) -> list[tuple[str, str]]:
     """A file's directives, read once per scan however many project-wide questions ask."""
     try:
@@ -52,12 +61,21 @@ def _file_directives(f: Path, limit: int) -> list[tuple[str, str]]:
     except OSError:
         return []
     if key not in _PARSED:
-        try:
-            data = f.read_bytes()[:limit]
-        except OSError:
-            data = b""
+        data = _read(f, limit)
         _PARSED[key] = _directives(data.decode("utf-8", "replace")) if b"#" in data else []
     return _PARSED[key]
+
+
+def _defined_names(files: list[Path], given: tuple[str, ...], limit: int) -> set[str]:
+    """Every name a project file `#define`s or `#undef`s, and those given with -D / -U."""
+    defined: set[str] = {g.split("=", 1)[0] for g in given}
+    for f in files:
+        for kind, rest in _file_directives(f, limit):
+            if kind in ("define", "undef"):
+                m = NAME.match(rest.strip())
+                if m:
+                    defined.add(m.group(0))
+    return defined
 
 
 def _definitions(f: Path, limit: int, kinds: tuple[str, ...] = ("define",)):
@@ -107,16 +125,11 @@ def cuda_switches(files: list[Path], given: tuple[str, ...] = (), limit: int = 2
     migration scan wants the CUDA code they guard, which is otherwise skipped unseen."""
     switch = hip_build().cuda_switch  # which names are such switches: hipscan/data/platforms.toml
     tested: set[str] = set()
-    defined: set[str] = {g.split("=", 1)[0] for g in given}
     for f in files:
         for kind, rest in _file_directives(f, limit):
-            if kind == "define" or kind == "undef":
-                m = NAME.match(rest.strip())
-                if m:
-                    defined.add(m.group(0))
-            elif kind in ("if", "ifdef", "ifndef", "elif"):
+            if kind in ("if", "ifdef", "ifndef", "elif"):
                 tested.update(n for n in NAME.findall(rest) if switch.match(n))
-    return tuple(sorted(tested - defined))
+    return tuple(sorted(tested - _defined_names(files, given, limit)))
 
 
 def hip_provided_names(files: list[Path], root: Path | None = None, limit: int = 2_000_000) -> frozenset[str]:
@@ -257,12 +270,8 @@ def _guard_names(kind: str, cond: str) -> tuple[str, ...] | None:
     return tuple(names)
 
 
-def _whole_file_guard(f: Path, limit: int) -> tuple[str, ...] | None:
+def _whole_file_guard(data: bytes) -> tuple[str, ...] | None:
     """The outer `#if` of a file all of whose code sits inside it, with no `#else`, as names."""
-    try:
-        data = f.read_bytes()[:limit]
-    except OSError:
-        return None
     if b"#" not in data:
         return None
     text = COMMENT.sub(" ", data.decode("utf-8", "replace").replace("\\\r\n", " ").replace("\\\n", " "))
@@ -299,38 +308,17 @@ def whole_file_switches(
     default build's macros sees as empty. Only names the sources never `#define` nor the user
     gave, and never the toolchain's, platform or HIP-build macros (hipscan/data/platforms.toml)."""
     build = hip_build()
-    defined: set[str] = {g.split("=", 1)[0] for g in given}
+    defined = _defined_names(files, given, limit)
+    guards: dict[Path, tuple[str, ...]] = {}
+    included: set[str] = set()  # base names the project includes with quotes
     for f in files:
-        for kind, rest in _file_directives(f, limit):
-            if kind in ("define", "undef"):
-                m = NAME.match(rest.strip())
-                if m:
-                    defined.add(m.group(0))
-    included = _included_names(files, limit)
-    out: dict[Path, tuple[str, ...]] = {}
-    for f in files:
-        if f.name in included:
-            continue  # a fragment another file includes (a unity build's init.cu): read there
-        names = _whole_file_guard(f, limit)
-        if not names or any(n in defined or not build.feature_switch(n) for n in names):
-            continue
-        out[f] = names
-    return out
-
-
-_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
-
-
-def _included_names(files: list[Path], limit: int) -> set[str]:
-    """Base names of the files the project includes with quotes."""
-    names: set[str] = set()
-    for f in files:
-        try:
-            data = f.read_bytes()[:limit]
-        except OSError:
-            continue
-        names.update(Path(m.group(1).decode("utf-8", "replace")).name for m in _QUOTED_INCLUDE.finditer(data))
-    return names
+        data = _read(f, limit)
+        included.update(Path(m.decode("utf-8", "replace")).name for m in _QUOTED_INCLUDE.findall(data))
+        names = _whole_file_guard(data)
+        if names and not any(n in defined or not build.feature_switch(n) for n in names):
+            guards[f] = names
+    # a fragment another file includes (a unity build's init.cu) is read in its includer's parse
+    return {f: names for f, names in guards.items() if f.name not in included}
 
 
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
@@ -345,11 +333,7 @@ def unused_macros(files: list[Path], limit: int = 2_000_000) -> frozenset[str]:
     defines: Counter[bytes] = Counter()
     names: Counter[bytes] = Counter()
     for f in files:
-        try:
-            data = f.read_bytes()[:limit]
-        except OSError:
-            continue
-        data = _BYTES_COMMENT.sub(b" ", data)
+        data = _BYTES_COMMENT.sub(b" ", _read(f, limit))
         defines.update(m.group(1) for m in _DEFINE_LINE.finditer(data))
         names.update(_IDENT.findall(data))
     return frozenset(n.decode("ascii", "replace") for n, k in defines.items() if names[n] <= k)

@@ -304,7 +304,7 @@ def _specifier_guess(name: str) -> str | None:
 def _around(d: ci.Diagnostic, data_of: dict[str, bytes], project: frozenset[str]) -> tuple[bytes, bytes]:
     """The project source just before and from a diagnostic's location (empty elsewhere)."""
     f = d.location.file
-    if f is None or f.name not in project:
+    if f is None or (f.name not in data_of and f.name not in project):
         return b"", b""
     if f.name not in data_of:
         try:
@@ -351,11 +351,10 @@ def _recovery_declarations(
         m = UNDECLARED.search(d.spelling)
         if not m:
             continue
-        f = d.location.file
         name = m.group(1) or m.group(2) or m.group(3)
         if name in known or name.startswith("__hipscan"):
             continue
-        before, rest = _around(d, data_of, project) if m.group(2) else (b"", b"")
+        before, rest = _around(d, data_of, project)
         if name in decls and not (decls[name].startswith("struct") and _declares_integer(rest)):
             continue  # a type guessed as a class becomes an integer where it holds a literal
         guess = _specifier_guess(name) if m.group(2) and SPECIFIER_MACRO.match(name) else None
@@ -375,16 +374,7 @@ def _recovery_declarations(
         if m.group(3):
             decls[name] = f"template <class... A> struct {name} {{}};"
             continue
-        after = b""
-        if f is not None and f.name not in data_of and f.name in project:
-            try:
-                data_of[f.name] = Path(f.name).read_bytes()
-            except OSError:
-                data_of[f.name] = b""
-        if f is not None and f.name in data_of:
-            data = data_of[f.name]
-            off = d.location.offset + len(name)
-            after = data[off : off + 64].lstrip()
+        after = rest[len(name) : len(name) + 64].lstrip()
         if after.startswith(b"<<<"):
             needed.add(name)
             decls[name] = (
