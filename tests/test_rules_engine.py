@@ -461,3 +461,17 @@ def test_versions_compare_by_value(rules):
     assert ids(run(rules, facts, rocm_version=(6, 1))) == [("HIP902", 4)]
     assert run(rules, facts, rocm_version=(6, 2)) == []
     assert run(rules, facts, rocm_version=(6, 2, 0)) == []
+
+
+def test_once_per_file_rule_lists_later_uses_with_its_one_finding(rules):
+    # FP8 types and conversions: one encoding decision per file, each use a place the port edits
+    facts = FileFacts(path=P)
+    facts.idents = [
+        IdentFact("__nv_fp8_e4m3", loc(3), "device", "f"),
+        IdentFact("__nv_fp8_e4m3", loc(3, 30), "device", "f"),  # same line: listed once
+        IdentFact("__nv_fp8_interpretation_t", loc(7), "device", "g"),
+        IdentFact("__nv_cvt_float_to_fp8", loc(9), "device", "g"),
+    ]
+    found = [f for f in run(rules, facts) if f.rule == "HIP802"]
+    assert [f.line for f in found] == [3]
+    assert [(r.line, r.role) for r in found[0].related] == [(7, "another use"), (9, "another use")]

@@ -325,18 +325,22 @@ class RuleSet:
                 if where in lines_done:
                     continue
                 lines_done.add(where)
-            if rule.once_per_line or rule.once_per_file:
-                where = (rule.id, *loc[:2]) if rule.once_per_line else (rule.id, loc[0])
-                if where in lines_done:
+            if rule.once_per_line:
+                if (rule.id, *loc[:2]) in lines_done:
                     continue
-                lines_done.add(where)
-            if rule.once_per_name:
-                first = named.get((rule.id, loc[0], placeholders.get("name", "")))
+                lines_done.add((rule.id, *loc[:2]))
+            if rule.once_per_name or rule.once_per_file:
+                # one finding per file (and name): the file's later uses are listed with it
+                name = placeholders.get("name", "") if rule.once_per_name else ""
+                first = named.get((rule.id, loc[0], name))
                 if first is not None:
-                    more = RelatedLoc(loc[0], loc[1], loc[2], "another use")
-                    out[first] = replace(out[first], related=(*out[first].related, more))
+                    seen = {(out[first].path, out[first].line)}
+                    seen |= {(r.path, r.line) for r in out[first].related}
+                    if loc[:2] not in seen:
+                        more = RelatedLoc(loc[0], loc[1], loc[2], "another use")
+                        out[first] = replace(out[first], related=(*out[first].related, more))
                     continue
-                named[(rule.id, loc[0], placeholders.get("name", ""))] = len(out)
+                named[(rule.id, loc[0], name)] = len(out)
             values = {
                 "context": getattr(fact, "context", ""),
                 "function": getattr(fact, "function", ""),
