@@ -198,3 +198,32 @@ def test_build_code_bases_name_the_commit_before_the_port_or_the_ported_file() -
     build = [cb for name, cb in bases.items() if name.endswith("-build")]
     assert len(build) >= 4
     assert all((cb.before and cb.before != cb.commit) or cb.pairs for cb in build)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_port_in_its_own_repository_under_the_same_name_is_exported(tmp_path: Path) -> None:
+    # rccl-tests keeps nccl-tests' file names: each pair is (name, name) in another repository
+    import subprocess
+
+    repo = tmp_path / "fork"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "common.cu").write_text("int port;\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "port"], check=True)
+    head = subprocess.run(
+        [*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    cb = prepare.CodeBase(
+        name="t",
+        repo="o/orig",
+        commit="0" * 40,
+        arm="",
+        paths=("src/common.cu",),
+        pairs=(("src/common.cu", "src/common.cu"),),
+        hip_repo="o/fork",
+        hip_commit=head,
+    )
+    written = prepare.export(cb, repo / ".git", tmp_path / "out", "hip")
+    assert [p.read_text() for p in written] == ["int port;\n"]

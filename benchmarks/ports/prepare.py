@@ -147,7 +147,8 @@ def export(cb: CodeBase, git_dir: Path, dest: Path, view: str = "cuda") -> list[
         raise RuntimeError(f"{cb.name}: git archive failed: {proc.stderr.decode().strip().splitlines()[-1:]}")
     written = []
     with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
-        ported = {cuda for cuda, _ in cb.pairs} if renames else set()
+        # a port kept under the same name in its own repository is the file itself
+        ported = {cuda for cuda, hip in cb.pairs if cuda != hip} if renames else set()
         for member in tar.getmembers():
             if not member.isfile() or member.name in ported:
                 continue  # in the ROCm view a ported file's place holds its port
