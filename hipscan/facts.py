@@ -203,12 +203,13 @@ class LiteralFact:
 @dataclass(frozen=True, slots=True)
 class NamedValue:
     """A named integer constant on a chain: a macro, ``const``/``constexpr`` variable, static
-    member, enumerator or template parameter (its default), where it is defined and its value."""
+    member, enumerator, template parameter or function parameter (its default), where it is
+    defined and its value."""
 
     name: str
     loc: Loc
     value: int
-    kind: str  # macro | var | enumerator | template-param
+    kind: str  # macro | var | enumerator | template-param | param (a default argument)
     written: str = ""  # the initialiser or macro body as written (<= 80 chars)
 
 

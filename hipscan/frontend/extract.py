@@ -931,7 +931,19 @@ class Extractor:
             ):
                 lhs = next(iter(children(p)), None)
                 return lhs.type.spelling if lhs is not None else ""
+            if p.kind == K.RETURN_STMT:  # a wrapper's declared result: `uint32_t ballot(p) { return ... }`
+                return self.returned_type(parents)
             return ""
+        return ""
+
+    @staticmethod
+    def returned_type(parents: list[ci.Cursor]) -> str:
+        for p in reversed(parents):
+            if p.kind == K.LAMBDA_EXPR:
+                return ""  # a lambda's result type is deduced unless spelled: nothing to report
+            if p.kind in (K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE):
+                t = p.result_type
+                return "auto" if t.kind == ci.TypeKind.AUTO else t.spelling
         return ""
 
     def decl(self, c: ci.Cursor, kind: ci.CursorKind, space: str, fname: str) -> None:
@@ -954,7 +966,7 @@ class Extractor:
         elif sc == ci.StorageClass.STATIC:
             storage.append("static")
         t = c.type if kind not in (K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL) else c.underlying_typedef_type
-        if kind in (K.VAR_DECL, K.TEMPLATE_NON_TYPE_PARAMETER):
+        if kind in (K.VAR_DECL, K.TEMPLATE_NON_TYPE_PARAMETER, K.PARM_DECL):
             self.flow.declare(c, t)
         spelled = self.spelled_prefix(c, where[1], where[2])
         if "__managed__" in spelled:

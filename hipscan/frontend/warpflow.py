@@ -108,6 +108,12 @@ class Flow:
             t = t if t is not None else c.type
             if t.is_const_qualified() and t.get_canonical().kind in INT_TYPES:
                 self.names.add(c.spelling)
+        elif kid == _PARM and c.spelling:
+            # `unsigned mask = kFullWarpMask`: the value every call that leaves it out passes
+            t = t if t is not None else c.type
+            kids = self.ex_children(c)
+            if kids and kids[-1].kind.is_expression() and t.get_canonical().kind in INT_TYPES:
+                self.names.add(c.spelling)
 
     # -- where a file's text is --------------------------------------------------------------
     def _file(self, ptr: int) -> tuple[str, bytes] | None:
@@ -162,13 +168,13 @@ class Flow:
             kids = self.ex_children(target)
             init = kids[-1] if kids else None
             kind = "enumerator"
-        elif kid == _NTTP:
+        elif kid in (_NTTP, _PARM):
             from hipscan.frontend.extract import evaluate_int
 
             kids = self.ex_children(target)
             init = kids[-1] if kids and kids[-1].kind.is_expression() else None
             value = evaluate_int(init) if init is not None else None
-            kind = "template-param"
+            kind = "template-param" if kid == _NTTP else "param"
         else:
             return None
         if value is None:
@@ -300,7 +306,7 @@ class Flow:
         if name not in self.names:
             return
         target = c.referenced
-        if target is None or target._kind_id not in (_VAR, _ENUMERATOR, _NTTP):
+        if target is None or target._kind_id not in (_VAR, _ENUMERATOR, _NTTP, _PARM):
             return
         chain = self.chain_of(target)
         if chain and _matters(chain):

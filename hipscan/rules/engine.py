@@ -282,8 +282,16 @@ class RuleSet:
     def _findings(
         self, hits, facts: FileFacts, options: RuleOptions, read_line, also: dict | None = None
     ) -> list[Finding]:
-        # A fallback rule gives way to any other rule on the same line.
+        # A fallback rule gives way to any other rule on the same line, or one that lists the
+        # line among its uses (a mask constant reported at its definition, used at this call).
         specific_lines = {k[1:3] for k, (r, *_) in hits.items() if not r.fallback}
+        specific_lines |= {
+            (u.path, u.line)
+            for r, _c, _p, fact in hits.values()
+            if not r.fallback
+            for u in getattr(fact, "related", ()) or ()
+            if u.role != "definition"
+        }
         # An API-table status never repeats what a catalogue rule says about the same token.
         api_locs = {k[1:] for k, (r, *_) in hits.items() if not r.is_api_rule and not r.fallback}
         out: list[Finding] = []
