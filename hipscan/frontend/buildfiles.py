@@ -228,6 +228,76 @@ def _cmake_arms(text: str, rel: str, facts: list[BuildFact]) -> list[BuildFact]:
     return [f for f in facts if f.loc.line not in inside] + arms_out
 
 
+MAKE_BLOCK = re.compile(
+    r"^\s*(?:else\s+)?(?P<cmd>ifeq|ifneq|ifdef|ifndef)\s+(?P<cond>.*)|^\s*(?P<end>else|endif)\b"
+)
+
+
+def _make_on(cmd: str, cond: str, pats: dict[str, re.Pattern[str]]) -> bool:
+    """The conditional switches the CUDA build on: `ifeq ($(CUDA), true)`, `ifdef USE_CUDA`,
+    `ifneq ($(CUDA),)`; not `ifndef`, nor a comparison with an off value."""
+    if not pats["switch_name"].search(cond):
+        return False
+    if cmd in ("ifdef", "ifndef"):
+        return cmd == "ifdef"
+    m = re.match(r"\(\s*(?P<a>[^,]*),(?P<b>.*)\)\s*$", cond.strip())
+    if m is None:
+        return False
+    a, b = m.group("a"), m.group("b")
+    value = b if pats["switch_name"].search(a) else a
+    off = bool(pats["off_value"].match(value))
+    return off if cmd == "ifneq" else not off
+
+
+def _make_arms(text: str, rel: str) -> list[BuildFact]:
+    """One `cuda-arm` fact per outermost Make conditional on the CUDA switch that builds something
+    and whose chain has no HIP/GPU arm, at its condition (where a port widens the gate), with the
+    `endif` (where a twin goes) related."""
+    pats = _arm_patterns()["make"]
+    stack: list[dict] = []
+    out: list[BuildFact] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        code = line.split("#", 1)[0]
+        m = MAKE_BLOCK.match(code)
+        if m and m.group("cmd") and not code.lstrip().startswith("else"):
+            cond = m.group("cond")
+            stack.append(
+                {
+                    "line": lineno,
+                    "cond": cond,
+                    "on": _make_on(m.group("cmd"), cond, pats),
+                    "builds": False,
+                    "hip": bool(pats["hip_switch"].search(cond)),
+                }
+            )
+            continue
+        if m and stack and (m.group("end") == "else" or m.group("cmd")):
+            top = stack[-1]
+            top["hip"] = top["hip"] or bool(m.group("cond") and pats["hip_switch"].search(m.group("cond")))
+            top["closed"] = top.get("closed", True)
+            top["in_else"] = True
+            continue
+        if m and m.group("end") == "endif" and stack:
+            top = stack.pop()
+            outer = any(t["on"] and not t.get("in_else") for t in stack)
+            if top["on"] and top["builds"] and not top["hip"] and not outer:
+                out.append(
+                    BuildFact(
+                        kind="cuda-arm",
+                        value=top["cond"].strip(),
+                        loc=Loc(rel, top["line"], 1),
+                        tool="make",
+                        related=(RelatedLoc(rel, lineno, 1, "end of the CUDA arm"),),
+                    )
+                )
+            if stack and top["builds"]:
+                stack[-1]["builds"] = True
+            continue
+        if stack and not stack[-1].get("in_else") and pats["builds"].search(code):
+            stack[-1]["builds"] = True
+    return out
+
+
 @lru_cache(maxsize=1)
 def _hip_build_cmake() -> list[re.Pattern[str]]:
     """The CMake signs of a HIP build (hip_build.toml, shared with the effort model)."""
@@ -321,7 +391,7 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
         if _cmake_hip_aware(cmake_text):
             facts = [f for f in facts if f.kind not in HIP_AWARE_CMAKE_DROPS]
         return facts
-    return _scan_lines(text, rel, "make", FLAGS + MAKE)
+    return _scan_lines(text, rel, "make", FLAGS + MAKE) + _make_arms(text, rel)
 
 
 # -- compile_commands.json: per-file flags for the parse (filtered: see flags.py) ------------------
