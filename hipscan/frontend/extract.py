@@ -792,7 +792,7 @@ class Extractor:
                     b or u or self.spelled_text(a) for b, u, a in zip(spelled, args, arguments, strict=False)
                 )
         arg_types = (
-            tuple(a.type.get_canonical().spelling for a in arguments)
+            tuple(_argument_type(a) for a in arguments)
             if member_of or (callee in TYPED_ARGUMENT_CALLEES and not self.declared_in_project(ref))
             else ()
         )
@@ -1664,6 +1664,19 @@ def _is_string(text: str) -> bool:
     return text.endswith('"') and '"' in text[:4]
 
 
+def _argument_type(a: ci.Cursor) -> str:
+    """An argument's canonical type; a function template named in a template's body
+    (`kernel<T, true>`, whose type is dependent there) reads "function template"."""
+    t = a.type.get_canonical().spelling
+    if t == "<dependent type>" and a.kind == K.DECL_REF_EXPR:
+        target = a.referenced
+        if target is not None and target.kind == K.OVERLOADED_DECL_REF:
+            target = _first_overload(target)
+        if target is not None and target.kind in (K.FUNCTION_TEMPLATE, K.FUNCTION_DECL):
+            return "function template"
+    return t
+
+
 def _qualified_at(toks: list, i: int, candidates: list[tuple[str, ...]]) -> list[str]:
     """The watched qualified names spelled from token i (`thrust :: cuda :: par`), shortest
     first: one prefix of another (`cuda::std`, `cuda::std::atomic`) is recorded as each. Only
@@ -1674,7 +1687,9 @@ def _qualified_at(toks: list, i: int, candidates: list[tuple[str, ...]]) -> list
     for parts in sorted(candidates, key=lambda p: (len(p), p)):
         j = i
         for part in parts[1:]:
-            if j + 2 >= len(toks) or toks[j + 1].text != "::" or toks[j + 2].text != part:
+            # `mgpu::*`: any name of that namespace (a library known by its namespace)
+            wild = part == "*" and j + 2 < len(toks) and toks[j + 2].kind == IDENT
+            if j + 2 >= len(toks) or toks[j + 1].text != "::" or (toks[j + 2].text != part and not wild):
                 break
             j += 2
         else:
