@@ -268,10 +268,14 @@ def _definitions(facts: FileFacts, sinks: list[WidthFact]) -> list[WidthFact]:
             key = (s.root, s.root_loc)
             groups[key].append(s)
             first.setdefault(key, s)
+    # functions that vote across the whole wavefront (a ballot's lanes are the hardware's, not a
+    # 32-lane logical group's): a width used beside one is taken for the hardware warp
+    voting = {c.function for c in facts.calls if c.function and c.callee in _WAVE_VOTES}
     out = []
     for key, uses in groups.items():
         name, loc = key
         head = first[key]
+        votes = sorted({u.function for u in uses if u.function in voting})
         related, seen = [], set()
         for u in sorted(uses, key=lambda u: (u.loc.path, u.loc.line, u.loc.column)):
             where = (u.loc.path, u.loc.line, u.loc.column)
@@ -294,6 +298,7 @@ def _definitions(facts: FileFacts, sinks: list[WidthFact]) -> list[WidthFact]:
                 written=head.written,
                 confidence="medium" if all(u.confidence == "medium" for u in uses) else "high",
                 related=tuple(related),
+                beside=tuple(f"wave vote in {f}" for f in votes),
             )
         )
     out.extend(_macro_definitions(facts, {loc for _name, loc in groups}))
@@ -340,6 +345,7 @@ def _mask_types(facts: FileFacts) -> list[WidthFact]:
 
 # calls whose result is a lane mask (a typedef holding it is 32 bits too narrow)
 _MASK_SOURCES = frozenset({"__ballot", "__activemask", "__lanemask_lt"})
+_WAVE_VOTES = frozenset({"__ballot", "__ballot_sync", "__any_sync", "__all_sync", "__any", "__all"})
 
 
 def _macro_definitions(facts: FileFacts, done: set[Loc]) -> list[WidthFact]:

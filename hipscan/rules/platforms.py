@@ -232,7 +232,7 @@ def _takes(scenario: Scenario, chain: Chain) -> bool | None:
 # a project's error macro (OCCA: `OCCA_FORCE_ERROR("... does not support Peer-to-Peer")`, or its
 # check macro asserting `false`), not its wrapper that checks a call's status
 _BAIL_OUT = re.compile(
-    r"^(return\s*(\d[\w.]*|[A-Z_][A-Z0-9_]*|true|false|nullptr)?$"
+    r"^(return\s*(\d[\w.]*|[A-Z_][A-Z0-9_]*|true|false|nullptr|[A-Za-z_][\w:]*(<[^<>]*>)?\s*\(\s*\)|\{\s*\})?$"
     r"|(std::)?(exit|_exit|abort|quick_exit|__trap|__builtin_trap|assert|printf|fprintf|puts"
     r"|perror|print_\w+)\s*\(|throw\b"
     r"|([A-Z][A-Z0-9]*_)*(FORCE_ERROR|FAIL|FATAL|ABORT|PANIC|THROW)[A-Z0-9_]*\s*\("
@@ -242,7 +242,9 @@ _BAIL_OUT = re.compile(
 
 def _holds_statement(path: str, first: int, end: int, read_line: Callable[[str, int], str]) -> bool:
     """Whether lines first..end-1 hold a statement that does work, outside directives and
-    comments: a generic path rather than an empty stub, an `#error`, or a message and exit."""
+    comments: a generic path rather than an empty stub, an `#error`, a message and exit, or
+    dummy definitions returning a default value (mixbench's `#else` half2 `mad` returning
+    `half2()`, which its port replaced by the real `__hfma2` path)."""
     text = []
     for line in range(first, end):
         try:
@@ -252,4 +254,5 @@ def _holds_statement(path: str, first: int, end: int, read_line: Callable[[str, 
         if code and not code.startswith(("#", "/*", "* ", "*/")):
             text.append(code)
     statements = " ".join(text).split(";")[:-1]  # what follows the last `;` ends no statement
-    return any(not _BAIL_OUT.match(st.strip(" {}")) for st in statements)
+    # a statement's text after its last `{` (a stub's body: `half2 mad(...) { return half2()`)
+    return any(not _BAIL_OUT.match(st.rsplit("{", 1)[-1].strip(" {}")) for st in statements)
