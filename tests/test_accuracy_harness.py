@@ -114,6 +114,17 @@ def test_switch_unifdef_leaves_in_a_condition_is_settled_line_for_line() -> None
         "#elif !1",
     ]
     assert prepare.settle_defined(text, ()) == text
+    # the switch used as a value in a condition (Horovod's `#if HAVE_GPU && !HAVE_ROCM`), not in a
+    # definition or a function-like use
+    text = (
+        "#if HAVE_GPU && !HAVE_ROCM\n#define USE HAVE_ROCM\n#elif HAVE_ROCM_X || HAVE_ROCM(1)\n#if V >= 2\n"
+    )
+    assert prepare.settle_defined(text, ("-UHAVE_ROCM", "-DV=3")).splitlines() == [
+        "#if HAVE_GPU && !0",
+        "#define USE HAVE_ROCM",
+        "#elif HAVE_ROCM_X || HAVE_ROCM(1)",
+        "#if 3 >= 2",
+    ]
 
 
 @pytest.mark.skipif(shutil.which("unifdef") is None, reason="unifdef not installed")

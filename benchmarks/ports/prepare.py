@@ -199,19 +199,28 @@ def settle_defined(text: str, args: tuple[str, ...]) -> str:
     unifdef resolves a condition only when its whole value is known, so `#if X || defined(USE_ROCM)`
     stays as it is with -UUSE_ROCM; a scan of the CUDA original would then see the port's switch and
     read the arm as one a HIP build already takes care of."""
-    values = {}
+    values, given = {}, {}
     for arg in args:
         if arg[:2] in ("-U", "-D") and len(arg) > 2:
-            values[arg[2:].split("=", 1)[0]] = "0" if arg[:2] == "-U" else "1"
+            name, _, value = arg[2:].partition("=")
+            values[name] = "0" if arg[:2] == "-U" else "1"
+            given[name] = "0" if arg[:2] == "-U" else (value or "1")
     if not values:
         return text
     names = "|".join(re.escape(n) for n in sorted(values, key=len, reverse=True))
     pattern = re.compile(r"\bdefined\s*(?:\(\s*(" + names + r")\s*\)|\s(" + names + r")\b)")
+    # ... and the switch used as a value in a condition (`#if HAVE_GPU && !HAVE_ROCM`, Horovod)
+    bare = re.compile(r"(?<![\w(])(" + names + r")\b(?!\s*\()")
     lines = text.split("\n")
-    in_directive = False
+    in_directive = in_condition = False
     for i, line in enumerate(lines):
+        if not in_directive:
+            in_condition = bool(re.match(r"\s*#\s*(?:el)?if\b", line))
         if in_directive or line.lstrip().startswith("#"):
-            lines[i] = pattern.sub(lambda m: values[m.group(1) or m.group(2)], line)
+            line = pattern.sub(lambda m: values[m.group(1) or m.group(2)], line)
+            if in_condition:
+                line = bare.sub(lambda m: given[m.group(1)], line)
+            lines[i] = line
         in_directive = line.endswith("\\")
     return "\n".join(lines)
 

@@ -100,6 +100,7 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
             result.project_files.update(
                 Path(dirpath) / n for n in filenames if Path(n).suffix.lower() in HEADERS
             )
+    plain: list[Path] = []  # C/C++ files with no CUDA marker of their own
     for full in candidates:
         name = full.name
         suffix = full.suffix.lower()
@@ -115,9 +116,68 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
         if suffix in HEADERS:
             if suffix == ".cuh" or is_cuda(full):
                 result.headers.append(full)
+            else:
+                plain.append(full)
         elif suffix in ALWAYS or is_cuda(full):
             result.sources.append(full)
+        else:
+            plain.append(full)
+    _through_includes(result, plain)
     return result
+
+
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+
+
+def _through_includes(result: SourceSet, plain: list[Path], rounds: int = 4) -> None:
+    """C++ files that reach CUDA only through a project header chosen as CUDA (jaxlib's
+    `rnn_kernels.cc` calls `gpudnnRNNForward` from `vendor.h`, which maps it to cuDNN): chosen
+    too, header by header, a few include levels deep."""
+    chosen = {
+        str(p.relative_to(result.root)).replace(os.sep, "/") for p in result.headers if _under(p, result.root)
+    }
+    for _ in range(rounds):
+        if not chosen or not plain:
+            return
+        more, rest = [], []
+        for full in plain:
+            if any(_names(inc, chosen) for inc in _includes(full)):
+                more.append(full)
+            else:
+                rest.append(full)
+        if not more:
+            return
+        for full in more:
+            if full.suffix.lower() in HEADERS:
+                result.headers.append(full)
+                if _under(full, result.root):
+                    chosen.add(str(full.relative_to(result.root)).replace(os.sep, "/"))
+            else:
+                result.sources.append(full)
+        plain = rest
+
+
+def _under(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def _includes(path: Path, limit: int = 2_000_000) -> list[str]:
+    try:
+        with path.open("rb") as f:
+            data = f.read(limit)
+    except OSError:
+        return []
+    return [m.group(1).decode("utf-8", "replace") for m in _QUOTED_INCLUDE.finditer(data)]
+
+
+def _names(include: str, chosen: set[str]) -> bool:
+    """A quoted include names a chosen header: the same path, or a path it ends with."""
+    include = include.lstrip("./")
+    return include in chosen or any(c.endswith("/" + include) for c in chosen)
 
 
 def header_index(files: set[Path]) -> dict[str, tuple[str, ...]]:

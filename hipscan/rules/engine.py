@@ -274,8 +274,10 @@ class RuleSet:
                             spec.confidence or rule.confidence, getattr(fact, "confidence", None)
                         )
                         hits[key] = (rule, confidence, placeholders, fact)
-                    elif getattr(fact, "macro", "") and getattr(fact, "related", ()):
-                        # the same macro-body value reached from another use: list that use too
+                    elif getattr(fact, "related", ()):
+                        # the same place reached from another use (a macro-body value or call, a
+                        # mapping header's `#define gpuX cudaX` seen as a token and as a call):
+                        # list that use too
                         also.setdefault(key, []).extend(fact.related)
         return self._findings(hits, facts, options, read_line, also)
 

@@ -139,7 +139,7 @@ def harmless_when_skipped(
     chain = sorted(chain, key=lambda b: b.loc.line)
     on_hip = [_takes(hip, b.chain) for b in chain]
     taken = next((b for b, v in zip(chain, on_hip, strict=True) if v is True), None)
-    taken_body = body(taken) if taken is not None else None
+    taken_body = _ALIGN.sub("", body(taken)) if taken is not None else None
     out = []
     for b, v in zip(chain, on_hip, strict=True):
         if v is not False:
@@ -147,7 +147,7 @@ def harmless_when_skipped(
         text = body(b)
         if not text:
             continue
-        if _HINTS_ONLY.fullmatch(text) or text == taken_body:
+        if _HINTS_ONLY.fullmatch(text) or _ALIGN.sub("", text) == taken_body:
             out.append(b)
         elif _SPECIALISATION.match(text) and _takes(oldest, b.chain) is False:
             out.append(b)  # the oldest NVIDIA GPU runs the primary template too
@@ -175,6 +175,9 @@ def lone_branch_as_oldest(
 
 
 _VERSION_NAME = re.compile(r"_VER_|VERSION")
+# an alignment attribute: branches that differ only by one define the same thing on HIP, whose
+# headers define `__align__` (CuPy's `struct __align__(sizeof(T)*2) complex` / `struct complex`)
+_ALIGN = re.compile(r"\b(?:__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\)\s*")
 # an arm that is one class template specialisation: `template<int N> struct Converter<bf16, N> {`
 _SPECIALISATION = re.compile(
     r"template\s*<[^{};]*>\s*(?:struct|class)\s+\w+\s*<[^{};]*>\s*(?::[^{};]*)?\{.*\}\s*;\s*\Z", re.S
