@@ -206,21 +206,24 @@ def test_discovery_picks_cuda_files_and_honours_excludes(tmp_path):
     assert [p.name for p in s.build_files] == ["CMakeLists.txt"]
 
 
-def test_discovery_follows_quoted_includes_of_cuda_headers(tmp_path):
-    # jaxlib-style: vendor.h maps gpu* names onto cuDNN; the sources reach CUDA only through it,
-    # directly or through another project header
+def test_discovery_follows_macros_of_cuda_headers(tmp_path):
+    # jaxlib-style: vendor.h maps gpu* names onto cuDNN; a source that uses one, directly or
+    # through another project header, is CUDA code; one that only includes the header is not
+    # (Caffe's layers all reach device_alternate.hpp and use none of its CUDA macros)
     (tmp_path / "gpu").mkdir()
     (tmp_path / "gpu" / "vendor.h").write_text(
         "#include <cudnn.h>\n#define gpudnnRNNForward cudnnRNNForward\n"
     )
-    (tmp_path / "gpu" / "rnn.h").write_text('#include "gpu/vendor.h"\n')
+    (tmp_path / "gpu" / "rnn.h").write_text('#include "gpu/vendor.h"\nint rnn();\n')
     (tmp_path / "gpu" / "rnn.cc").write_text('#include "gpu/rnn.h"\nint f() { return gpudnnRNNForward(); }\n')
-    (tmp_path / "gpu" / "direct.cc").write_text('#include "vendor.h"\n')
-    (tmp_path / "host.cc").write_text('#include "host.h"\n#include <vendor.h>\n')
-    (tmp_path / "host.h").write_text("int g();\n")
+    (tmp_path / "gpu" / "direct.cc").write_text(
+        '#include "vendor.h"\nint g() { return gpudnnRNNForward(); }\n'
+    )
+    (tmp_path / "gpu" / "layer.cc").write_text('#include "gpu/rnn.h"\nint h() { return rnn(); }\n')
+    (tmp_path / "host.cc").write_text("#include <vendor.h>\nint k() { return gpudnnRNNForward(); }\n")
     s = discover([tmp_path], ScanConfig().excludes)
     assert sorted(p.name for p in s.sources) == ["direct.cc", "rnn.cc"]
-    assert sorted(p.name for p in s.headers) == ["rnn.h", "vendor.h"]
+    assert sorted(p.name for p in s.headers) == ["vendor.h"]
 
 
 def test_asm_behind_macros_derived_from_cuda_arch():

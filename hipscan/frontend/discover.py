@@ -127,34 +127,48 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
 
 
 _QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+# a project macro that stands for a CUDA name (jaxlib's `#define gpudnnRNNForward cudnnRNNForward`,
+# `#define CUDA_CHECK(x) ... cudaGetErrorString ...`): its uses are CUDA uses
+_DEFINE = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:\([^)\n]*\))?([^\n]*(?:\\\n[^\n]*)*)", re.M
+)
+_CUDA_NAME = re.compile(
+    rb"\b(?:cuda|cu|cublas(?:Lt)?|cusolver\w*|cusparse|cudnn|curand|cufft|nccl|nvrtc)[A-Z]\w*|\bCU(?:DA)?_[A-Z]\w*"
+)
 
 
 def _through_includes(result: SourceSet, plain: list[Path], rounds: int = 4) -> None:
-    """C++ files that reach CUDA only through a project header chosen as CUDA (jaxlib's
-    `rnn_kernels.cc` calls `gpudnnRNNForward` from `vendor.h`, which maps it to cuDNN): chosen
-    too, header by header, a few include levels deep."""
-    chosen = {
-        str(p.relative_to(result.root)).replace(os.sep, "/") for p in result.headers if _under(p, result.root)
+    """C++ files that use CUDA only through a project header chosen as CUDA, by the macros it
+    defines for CUDA names (jaxlib's sources call `gpudnnRNNForward`, which `vendor.h` maps to
+    cuDNN): chosen too, a few include levels deep. Including such a header is not enough: most
+    files of a project include one (Caffe's layers reach `device_alternate.hpp`) and use none."""
+    by_rel = {_rel(p, result.root): p for p in (*result.headers, *plain) if _under(p, result.root)}
+    macros: dict[str, set[bytes]] = {
+        _rel(h, result.root): _cuda_macros(h) for h in result.headers if _under(h, result.root)
     }
     for _ in range(rounds):
-        if not chosen or not plain:
-            return
-        more, rest = [], []
+        more = []
         for full in plain:
-            if any(_names(inc, chosen) for inc in _includes(full)):
+            data = _read(full)
+            names = set()
+            for header in _reached(data, by_rel, macros):
+                names |= macros[header]
+            if names and _uses_any(data, names):
                 more.append(full)
-            else:
-                rest.append(full)
         if not more:
             return
         for full in more:
+            plain.remove(full)
             if full.suffix.lower() in HEADERS:
                 result.headers.append(full)
                 if _under(full, result.root):
-                    chosen.add(str(full.relative_to(result.root)).replace(os.sep, "/"))
+                    macros[_rel(full, result.root)] = _cuda_macros(full)
             else:
                 result.sources.append(full)
-        plain = rest
+
+
+def _rel(path: Path, root: Path) -> str:
+    return str(path.relative_to(root)).replace(os.sep, "/")
 
 
 def _under(path: Path, root: Path) -> bool:
@@ -165,19 +179,51 @@ def _under(path: Path, root: Path) -> bool:
         return False
 
 
-def _includes(path: Path, limit: int = 2_000_000) -> list[str]:
+def _read(path: Path, limit: int = 2_000_000) -> bytes:
     try:
         with path.open("rb") as f:
-            data = f.read(limit)
+            return f.read(limit)
     except OSError:
-        return []
-    return [m.group(1).decode("utf-8", "replace") for m in _QUOTED_INCLUDE.finditer(data)]
+        return b""
 
 
-def _names(include: str, chosen: set[str]) -> bool:
-    """A quoted include names a chosen header: the same path, or a path it ends with."""
+def _cuda_macros(header: Path) -> set[bytes]:
+    """The names a header #defines whose bodies name CUDA APIs."""
+    return {m.group(1) for m in _DEFINE.finditer(_read(header)) if _CUDA_NAME.search(m.group(2))}
+
+
+def _reached(data: bytes, by_rel: dict[str, Path], macros: dict[str, set[bytes]], depth: int = 4) -> set[str]:
+    """The chosen headers a file reaches through quoted includes of project files."""
+    found: set[str] = set()
+    seen: set[str] = set()
+    todo = [data]
+    for _ in range(depth):
+        nxt = []
+        for text in todo:
+            for m in _QUOTED_INCLUDE.finditer(text):
+                rel = _resolve(m.group(1).decode("utf-8", "replace"), by_rel)
+                if rel is None or rel in seen:
+                    continue
+                seen.add(rel)
+                if rel in macros:
+                    found.add(rel)
+                nxt.append(_read(by_rel[rel]))
+        todo = nxt
+    return found
+
+
+def _resolve(include: str, by_rel: dict[str, Path]) -> str | None:
+    """A quoted include's project file: the same path, or the one path it ends."""
     include = include.lstrip("./")
-    return include in chosen or any(c.endswith("/" + include) for c in chosen)
+    if include in by_rel:
+        return include
+    hits = [r for r in by_rel if r.endswith("/" + include)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _uses_any(data: bytes, names: set[bytes]) -> bool:
+    words = set(re.findall(rb"[A-Za-z_]\w*", data))
+    return not words.isdisjoint(names)
 
 
 def header_index(files: set[Path]) -> dict[str, tuple[str, ...]]:
