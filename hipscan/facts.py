@@ -209,7 +209,7 @@ class NamedValue:
     name: str
     loc: Loc
     value: int
-    kind: str  # macro | var | enumerator | template-param | param (a default argument)
+    kind: str  # macro | var | enumerator | template-param | param (a default) | function (its return)
     written: str = ""  # the initialiser or macro body as written (<= 80 chars)
 
 
@@ -285,7 +285,7 @@ class WidthFact:
     root: str  # the named root ("" for a literal written at the sink)
     root_value: int
     root_loc: Loc | None
-    root_kind: str  # macro | var | enumerator | template-param | literal
+    root_kind: str  # macro | var | enumerator | template-param | param | function | literal
     loc: Loc
     context: str
     function: str

@@ -114,7 +114,17 @@ FLAGS = [
     ),
 ]
 # nvcc named as the compiler (`NVCC ?= nvcc`, `$(CUDA_PATH)/bin/nvcc`, `nvcc -c ...`)
-MAKE = [("compiler", re.compile(r"(?<![\w.-])(?P<v>nvcc)(?![\w.-])"))]
+MAKE = [
+    ("compiler", re.compile(r"(?<![\w.-])(?P<v>nvcc)(?![\w.-])")),
+    # .cu sources a Makefile lists or builds by pattern (`source = Main.cu io.cu`, `%.o: %.cu`,
+    # `$(source:.cu=.o)`): they go to nvcc, and a HIP build must compile them with hipcc -x hip
+    ("source", re.compile(r"(?<![\w./$(-])(?P<v>[\w./%-]+\.cu)(?=[\s)\\:=]|$)")),
+    ("source", re.compile(r"(?P<v>:\.cu=)")),
+]
+# an architecture composed from a variable (`-arch=sm_$(SM_VERSION)`, XSBench's Makefile)
+ARCH_VARIABLE = re.compile(
+    r"(?<![\w-])(?P<v>(?:-arch|--gpu-architecture|-code|--gpu-code)[= ](?:sm|compute)_\$[({](?P<var>\w+)[)}])"
+)
 SETUP = [
     ("extension", re.compile(r"\b(?P<v>CUDAExtension|BuildExtension)\b")),
     # CUDA_HOME where it is tested (`CUDA_HOME is not None`, `if CUDA_HOME`), not imported
@@ -391,7 +401,26 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
         if _cmake_hip_aware(cmake_text):
             facts = [f for f in facts if f.kind not in HIP_AWARE_CMAKE_DROPS]
         return facts
-    return _scan_lines(text, rel, "make", FLAGS + MAKE) + _make_arms(text, rel)
+    facts = _scan_lines(text, rel, "make", FLAGS + MAKE) + _make_arms(text, rel)
+    return facts + _variable_architectures(text, rel, "make")
+
+
+def _variable_architectures(text: str, rel: str, tool: str) -> list[BuildFact]:
+    """`-arch=sm_$(SM_VERSION)`: an NVIDIA architecture whose number a variable holds, with the
+    line that sets the variable (where a port drops or replaces it) as a related place."""
+    lines = text.splitlines()
+    out = []
+    for lineno, line in enumerate(lines, 1):
+        code = line.split("#", 1)[0]
+        for m in ARCH_VARIABLE.finditer(code):
+            var = m.group("var")
+            setter = re.compile(rf"^\s*(?:export\s+)?{re.escape(var)}\s*(?:[:?+]|::)?=")
+            where = next((n for n, t in enumerate(lines, 1) if setter.match(t)), 0)
+            related = (RelatedLoc(rel, where, 1, "value set here"),) if where else ()
+            out.append(
+                BuildFact("architecture", m.group("v"), Loc(rel, lineno, m.start("v") + 1), tool, related)
+            )
+    return out
 
 
 # -- compile_commands.json: per-file flags for the parse (filtered: see flags.py) ------------------

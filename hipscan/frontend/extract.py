@@ -599,6 +599,8 @@ class Extractor:
             if c.kind == K.FUNCTION_DECL and space == "file":
                 self.simple_decl(c, "function", new_space)
             return new_space, name
+        if c.kind == K.FUNCTION_DECL:
+            self.flow.declare(c)  # a function that returns a constant (a warp width by name)
         where = self.loc(c)
         if where is None:
             return new_space, name

@@ -73,6 +73,8 @@ _TEMPLATE_PARAMS = frozenset(
 )
 _ENUMERATOR = K.ENUM_CONSTANT_DECL.value
 _PARM = K.PARM_DECL.value
+_FUNCTION = K.FUNCTION_DECL.value
+_COMPOUND_STMT = K.COMPOUND_STMT.value
 _SHARED = K.CUDASHARED_ATTR
 ARITH = frozenset({"+", "-", "*", "/", "%", "<<", ">>", "|", "&", "^"})
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
@@ -108,6 +110,9 @@ class Flow:
             t = t if t is not None else c.type
             if t.is_const_qualified() and t.get_canonical().kind in INT_TYPES:
                 self.names.add(c.spelling)
+        elif kid == _FUNCTION and c.spelling and _returned_constant(c, self.ex_children) is not None:
+            # `constexpr unsigned threads_per_warp() { return 32u; }`: a width by another name
+            self.names.add(c.spelling)
         elif kid == _PARM and c.spelling:
             # `unsigned mask = kFullWarpMask`: the value every call that leaves it out passes
             t = t if t is not None else c.type
@@ -168,6 +173,14 @@ class Flow:
             kids = self.ex_children(target)
             init = kids[-1] if kids else None
             kind = "enumerator"
+        elif kid == _FUNCTION:
+            init = _returned_constant(target, self.ex_children)
+            if init is None:
+                return None
+            from hipscan.frontend.extract import evaluate_int
+
+            value = evaluate_int(init)
+            kind = "function"
         elif kid in (_NTTP, _PARM):
             from hipscan.frontend.extract import evaluate_int
 
@@ -306,8 +319,16 @@ class Flow:
         if name not in self.names:
             return
         target = c.referenced
-        if target is None or target._kind_id not in (_VAR, _ENUMERATOR, _NTTP, _PARM):
+        if target is None or target._kind_id not in (_VAR, _ENUMERATOR, _NTTP, _PARM, _FUNCTION):
             return
+        if target._kind_id == _FUNCTION:
+            # the value is the call's: `threadIdx.x % threads_per_warp()`
+            i = len(parents) - 1
+            while i >= 0 and parents[i]._kind_id in _IMPLICIT:
+                i -= 1
+            if i < 0 or parents[i]._kind_id != _CALL or list(parents[i].get_arguments()):
+                return
+            c, parents = parents[i], parents[:i]
         chain = self.chain_of(target)
         if chain and _matters(chain):
             self.use(c, name, chain, space, fname, parents)
@@ -624,6 +645,18 @@ def _position(arguments: list[ci.Cursor], node: ci.Cursor) -> int:
         if s <= start and end <= e:
             return n
     return -1
+
+
+def _returned_constant(fn: ci.Cursor, kids_of) -> ci.Cursor | None:
+    """The expression a parameterless function returns when its body is that one `return`."""
+    if list(fn.get_arguments() or ()) or not fn.is_definition():
+        return None
+    body = next((k for k in kids_of(fn) if k._kind_id == _COMPOUND_STMT), None)
+    stmts = kids_of(body) if body is not None else []
+    if len(stmts) != 1 or stmts[0]._kind_id != _RETURN:
+        return None
+    value = kids_of(stmts[0])
+    return value[0] if len(value) == 1 and value[0].kind.is_expression() else None
 
 
 def _matters(chain: tuple[NamedValue, ...]) -> bool:
