@@ -192,7 +192,8 @@ class Flow:
             return None
         if value is None:
             return None
-        where = self._where(target)
+        # a function's value is written at its `return` (where a port edits it), not its name
+        where = self._where(init if kind == "function" and init is not None else target)
         if where is None:
             return None  # a library's constant, not the project's
         loc, data, _off = where
