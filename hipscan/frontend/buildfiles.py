@@ -259,52 +259,46 @@ def _make_on(cmd: str, cond: str, pats: dict[str, re.Pattern[str]]) -> bool:
     return off if cmd == "ifneq" else not off
 
 
+@dataclass
+class _MakeArm:
+    """An open Make conditional: where it starts, and what its arms have shown so far."""
+
+    line: int
+    cond: str
+    on: bool  # it switches the CUDA build on
+    hip: bool  # it, or a later `else ifeq`, tests a HIP/ROCm/GPU switch
+    builds: bool = False  # its CUDA arm assigns or defines a rule
+    in_else: bool = False
+
+
 def _make_arms(text: str, rel: str) -> list[BuildFact]:
     """One `cuda-arm` fact per outermost Make conditional on the CUDA switch that builds something
     and whose chain has no HIP/GPU arm, at its condition (where a port widens the gate), with the
     `endif` (where a twin goes) related."""
     pats = _arm_patterns()["make"]
-    stack: list[dict] = []
+    stack: list[_MakeArm] = []
     out: list[BuildFact] = []
     for lineno, line in enumerate(text.splitlines(), 1):
         code = line.split("#", 1)[0]
         m = MAKE_BLOCK.match(code)
         if m and m.group("cmd") and not code.lstrip().startswith("else"):
             cond = m.group("cond")
-            stack.append(
-                {
-                    "line": lineno,
-                    "cond": cond,
-                    "on": _make_on(m.group("cmd"), cond, pats),
-                    "builds": False,
-                    "hip": bool(pats["hip_switch"].search(cond)),
-                }
-            )
-            continue
-        if m and stack and (m.group("end") == "else" or m.group("cmd")):
+            on = _make_on(m.group("cmd"), cond, pats)
+            stack.append(_MakeArm(lineno, cond, on, bool(pats["hip_switch"].search(cond))))
+        elif m and stack and (m.group("end") == "else" or m.group("cmd")):
             top = stack[-1]
-            top["hip"] = top["hip"] or bool(m.group("cond") and pats["hip_switch"].search(m.group("cond")))
-            top["closed"] = top.get("closed", True)
-            top["in_else"] = True
-            continue
-        if m and m.group("end") == "endif" and stack:
+            top.hip = top.hip or bool(m.group("cond") and pats["hip_switch"].search(m.group("cond")))
+            top.in_else = True
+        elif m and m.group("end") == "endif" and stack:
             top = stack.pop()
-            outer = any(t["on"] and not t.get("in_else") for t in stack)
-            if top["on"] and top["builds"] and not top["hip"] and not outer:
-                out.append(
-                    BuildFact(
-                        kind="cuda-arm",
-                        value=top["cond"].strip(),
-                        loc=Loc(rel, top["line"], 1),
-                        tool="make",
-                        related=(RelatedLoc(rel, lineno, 1, "end of the CUDA arm"),),
-                    )
-                )
-            if stack and top["builds"]:
-                stack[-1]["builds"] = True
-            continue
-        if stack and not stack[-1].get("in_else") and pats["builds"].search(code):
-            stack[-1]["builds"] = True
+            outer = any(t.on and not t.in_else for t in stack)
+            if top.on and top.builds and not top.hip and not outer:
+                end = RelatedLoc(rel, lineno, 1, "end of the CUDA arm")
+                out.append(BuildFact("cuda-arm", top.cond.strip(), Loc(rel, top.line, 1), "make", (end,)))
+            if stack and top.builds:
+                stack[-1].builds = True
+        elif stack and not stack[-1].in_else and pats["builds"].search(code):
+            stack[-1].builds = True
     return out
 
 

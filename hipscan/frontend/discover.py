@@ -53,11 +53,16 @@ def scan_root(paths: list[Path]) -> Path:
 
 
 def is_cuda(path: Path, limit: int = 2_000_000) -> bool:
+    return bool(CUDA_MARKERS.search(_read(path, limit)))
+
+
+def _read(path: Path, limit: int = 2_000_000) -> bytes:
+    """A file's first bytes, b"" when it cannot be read (discovery only chooses files)."""
     try:
         with path.open("rb") as f:
-            return bool(CUDA_MARKERS.search(f.read(limit)))
+            return f.read(limit)
     except OSError:
-        return False
+        return b""
 
 
 def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
@@ -142,18 +147,15 @@ def _through_includes(result: SourceSet, plain: list[Path], rounds: int = 4) -> 
     defines for CUDA names (jaxlib's sources call `gpudnnRNNForward`, which `vendor.h` maps to
     cuDNN): chosen too, a few include levels deep. Including such a header is not enough: most
     files of a project include one (Caffe's layers reach `device_alternate.hpp`) and use none."""
-    by_rel = {_rel(p, result.root): p for p in (*result.headers, *plain) if _under(p, result.root)}
-    macros: dict[str, set[bytes]] = {
-        _rel(h, result.root): _cuda_macros(h) for h in result.headers if _under(h, result.root)
-    }
+    graph = _IncludeGraph(result.root, [*result.headers, *plain])
+    macros = {h: _cuda_macros(graph.text(h)) for h in result.headers if h in graph.project}
     for _ in range(rounds):
         more = []
         for full in plain:
-            data = _read(full)
-            names = set()
-            for header in _reached(data, by_rel, macros):
+            names: set[bytes] = set()
+            for header in graph.reached(full) & macros.keys():
                 names |= macros[header]
-            if names and _uses_any(data, names):
+            if names and _uses_any(graph.text(full), names):
                 more.append(full)
         if not more:
             return
@@ -161,63 +163,56 @@ def _through_includes(result: SourceSet, plain: list[Path], rounds: int = 4) -> 
             plain.remove(full)
             if full.suffix.lower() in HEADERS:
                 result.headers.append(full)
-                if _under(full, result.root):
-                    macros[_rel(full, result.root)] = _cuda_macros(full)
+                if full in graph.project:
+                    macros[full] = _cuda_macros(graph.text(full))
             else:
                 result.sources.append(full)
 
 
-def _rel(path: Path, root: Path) -> str:
-    return str(path.relative_to(root)).replace(os.sep, "/")
+class _IncludeGraph:
+    """The project's quoted includes, each file read and each include resolved once."""
+
+    def __init__(self, root: Path, files: list[Path]) -> None:
+        self.project = {p for p in files if p.is_relative_to(root)}
+        self._by_rel = {str(p.relative_to(root)).replace(os.sep, "/"): p for p in self.project}
+        self._texts: dict[Path, bytes] = {}
+        self._edges: dict[Path, list[Path]] = {}
+
+    def text(self, path: Path) -> bytes:
+        if path not in self._texts:
+            self._texts[path] = _read(path)
+        return self._texts[path]
+
+    def includes(self, path: Path) -> list[Path]:
+        if path not in self._edges:
+            found = (
+                _resolve(m.group(1).decode("utf-8", "replace"), self._by_rel)
+                for m in _QUOTED_INCLUDE.finditer(self.text(path))
+            )
+            self._edges[path] = [f for f in found if f is not None]
+        return self._edges[path]
+
+    def reached(self, path: Path, depth: int = 4) -> set[Path]:
+        """The project files a file reaches through quoted includes, `depth` levels deep."""
+        seen: set[Path] = set()
+        todo = [path]
+        for _ in range(depth):
+            todo = [n for p in todo for n in self.includes(p) if n not in seen]
+            seen.update(todo)
+        return seen
 
 
-def _under(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root)
-        return True
-    except ValueError:
-        return False
-
-
-def _read(path: Path, limit: int = 2_000_000) -> bytes:
-    try:
-        with path.open("rb") as f:
-            return f.read(limit)
-    except OSError:
-        return b""
-
-
-def _cuda_macros(header: Path) -> set[bytes]:
+def _cuda_macros(text: bytes) -> set[bytes]:
     """The names a header #defines whose bodies name CUDA APIs."""
-    return {m.group(1) for m in _DEFINE.finditer(_read(header)) if _CUDA_NAME.search(m.group(2))}
+    return {m.group(1) for m in _DEFINE.finditer(text) if _CUDA_NAME.search(m.group(2))}
 
 
-def _reached(data: bytes, by_rel: dict[str, Path], macros: dict[str, set[bytes]], depth: int = 4) -> set[str]:
-    """The chosen headers a file reaches through quoted includes of project files."""
-    found: set[str] = set()
-    seen: set[str] = set()
-    todo = [data]
-    for _ in range(depth):
-        nxt = []
-        for text in todo:
-            for m in _QUOTED_INCLUDE.finditer(text):
-                rel = _resolve(m.group(1).decode("utf-8", "replace"), by_rel)
-                if rel is None or rel in seen:
-                    continue
-                seen.add(rel)
-                if rel in macros:
-                    found.add(rel)
-                nxt.append(_read(by_rel[rel]))
-        todo = nxt
-    return found
-
-
-def _resolve(include: str, by_rel: dict[str, Path]) -> str | None:
+def _resolve(include: str, by_rel: dict[str, Path]) -> Path | None:
     """A quoted include's project file: the same path, or the one path it ends."""
     include = include.lstrip("./")
     if include in by_rel:
-        return include
-    hits = [r for r in by_rel if r.endswith("/" + include)]
+        return by_rel[include]
+    hits = [p for r, p in by_rel.items() if r.endswith("/" + include)]
     return hits[0] if len(hits) == 1 else None
 
 

@@ -260,7 +260,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "sink": "strs",  # definition | array-dim | compare | loop-bound | binop | arg | launch | ...
         "value": "ints",  # the value at the sink
         "root_value": "ints",  # the value where the root writes it
-        "root_kind": "strs",  # macro | var | enumerator | template-param | param | literal
+        "root_kind": "strs",  # macro | var | enumerator | template-param | param | function | literal
         "root_regex": "regex",  # the root's name
         "not_root_regex": "regex",
         "derived": "bool",  # the value at the sink differs from the root's (kWarpSize * 6 / 8)
