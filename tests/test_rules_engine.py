@@ -475,3 +475,17 @@ def test_once_per_file_rule_lists_later_uses_with_its_one_finding(rules):
     found = [f for f in run(rules, facts) if f.rule == "HIP802"]
     assert [f.line for f in found] == [3]
     assert [(r.line, r.role) for r in found[0].related] == [(7, "another use"), (9, "another use")]
+
+
+def test_libcudacxx_is_one_finding_per_file_with_its_uses_listed(rules):
+    # a port aliases `cuda::std` once (mamba) or rewrites each use (QUDA): the include is the one
+    # finding and every use in the file is a related location
+    facts = FileFacts(path=P)
+    facts.includes = [IncludeFact("cuda/std/limits", loc(2), True)]
+    facts.idents = [
+        IdentFact("cuda::std", loc(5), "device", "f"),
+        IdentFact("cuda::std", loc(9), "device", "g"),
+    ]
+    found = [f for f in run(rules, facts) if f.rule == "HIP716"]
+    assert [f.line for f in found] == [2]
+    assert [r.line for r in found[0].related] == [5, 9]
