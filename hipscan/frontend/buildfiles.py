@@ -53,6 +53,8 @@ CMAKE = [
         ),
     ),
     ("library", re.compile(r"\bCUDA::(?P<v>\w+)")),
+    # the Video Codec SDK's driver libraries, named bare (they are no CUDA:: targets)
+    ("library", re.compile(r"(?<![\w:/.-])(?P<v>nvcuvid|nvidia-encode)(?![\w.-])")),
     # the project's switch for its CUDA build: option(USE_CUDA ...), option(GGML_CUBLAS ...); not
     # tuning options of the CUDA back end (GGML_CUDA_F16, ...), which a ROCm port keeps and reuses
     ("option", re.compile(r"\b(?i:option)\s*\(\s*(?P<v>" + _switch_name() + r")(?=[\s)])")),
@@ -109,7 +111,7 @@ FLAGS = [
     (
         "library",
         re.compile(
-            r"(?<![\w-])-l(?P<v>cudadevrt|cudart_static|cudart|cuda|cublasLt|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvToolsExt|nvtx3|nvinfer\w*|nvjpeg|npp\w*|cufile|nvshmem\w*|nvidia-ml|cutensor|optix)\b"
+            r"(?<![\w-])-l(?P<v>cudadevrt|cudart_static|cudart|cuda|cublasLt|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvToolsExt|nvtx3|nvinfer\w*|nvjpeg|npp\w*|cufile|nvshmem\w*|nvidia-ml|cutensor|optix|nvcuvid|nvidia-encode)\b"
         ),
     ),
 ]
