@@ -44,6 +44,14 @@ CMAKE = [
     ("language", re.compile(r"enable_language\s*\(\s*(?P<v>CUDA)\b", re.I)),
     ("language", re.compile(r"\b(?i:project)\s*\([^)]*\b(?P<v>CUDA)\b")),  # with or without LANGUAGES
     ("language", re.compile(r"\bLANGUAGE\s+(?P<v>CUDA)\b")),  # a source file property
+    # the CUDA language's own settings (nvcc's flags, standard, compiler): CMAKE_HIP_* twins
+    (
+        "language-variable",
+        re.compile(
+            r"\b(?P<v>CMAKE_CUDA_(?:FLAGS(?:_[A-Z]+|_\$\{\w+\})?|STANDARD(?:_REQUIRED)?|EXTENSIONS"
+            r"|COMPILER(?:_LAUNCHER)?|HOST_COMPILER|RUNTIME_LIBRARY))\b"
+        ),
+    ),
     ("architecture", re.compile(r"\b(?P<v>(?:CMAKE_)?CUDA_ARCHITECTURES)\b")),
     (
         "package",
