@@ -36,7 +36,10 @@ def scan_options(f: Callable) -> Callable:
             "--select",
             multiple=True,
             metavar="RULES",
-            help="Only these rules (ids, names or categories; comma-separated).",
+            help=(
+                "Only these rules (ids, names or categories; comma-separated). Also turns on "
+                "the rules that are off by default (HIP531, notes on managed allocations)."
+            ),
         ),
         click.option(
             "--ignore",

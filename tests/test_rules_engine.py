@@ -489,3 +489,17 @@ def test_libcudacxx_is_one_finding_per_file_with_its_uses_listed(rules):
     found = [f for f in run(rules, facts) if f.rule == "HIP716"]
     assert [f.line for f in found] == [2]
     assert [r.line for r in found[0].related] == [5, 9]
+
+
+def test_a_rule_off_by_default_runs_only_when_selected(rules):
+    # managed allocations work on HIP and most ports compile them unchanged: a note on request
+    def active(**kw):
+        return {r.id for r in rules.active(RuleOptions(**kw))}
+
+    assert "HIP531" not in active()
+    assert "HIP532" in active()  # prefetch/advice: on by default
+    assert "HIP531" in active(select=("HIP531",))
+    assert "HIP531" in active(select=("unified-memory",))
+    assert "HIP531" not in active(select=("HIP532",))
+    assert "HIP531" not in active(select=("HIP531",), ignore=("HIP531",))
+    assert "off by default" in rules.get("HIP531").doc_markdown()

@@ -202,7 +202,8 @@ class RuleSet:
         """The rules that ``options`` select for its target ROCm release."""
         out = []
         for r in self.rules:
-            if options.select and not any(r.selected_by(k) for k in options.select):
+            chosen = any(r.selected_by(k) for k in options.select)
+            if (options.select or not r.default_enabled) and not chosen:
                 continue
             if any(r.selected_by(k) for k in options.ignore):
                 continue

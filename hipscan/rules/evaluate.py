@@ -71,6 +71,7 @@ def actual_findings(root: Path, config: ScanConfig | None = None) -> tuple[set[K
     from hipscan.api import scan
 
     config = config or ScanConfig(jobs=1)
+    config = replace(config, select=("HIP",))  # every rule, those off by default too
     versioned = sorted(p for p in root.rglob(f"{VERSION_FOLDER}*") if p.is_dir())
     projects = sorted(p for p in root.rglob(f"{PROJECT_FOLDER}*") if p.is_dir())
     own = (f"{VERSION_FOLDER}*", f"{PROJECT_FOLDER}*")

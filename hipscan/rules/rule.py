@@ -37,6 +37,7 @@ class Rule:
     fixed_in_rocm: tuple[int, ...] | None = None
     hip_compiled_only: bool = False  # quiet in every #if branch a HIP build skips
     quiet_in_torch_extension: bool = False  # torch.utils.cpp_extension's build already fixes it
+    default_enabled: bool = True  # off unless --select names it (its id, name, category or tag)
     source: str = ""  # the rule file it came from
 
     @property
@@ -76,6 +77,8 @@ class Rule:
             meta.append("applies to ROCm below " + ".".join(map(str, self.fixed_in_rocm)))
         if self.quiet_in_torch_extension:
             meta.append("not reported in PyTorch extensions")
+        if not self.default_enabled:
+            meta.append(f"off by default (`--select {self.id}` turns it on)")
         out += [" · ".join(meta), ""]
         out += [f"{h}# What it finds", "", _describe_matches(self), ""]
         out += [f"{h}# Why it breaks on ROCm", "", self.explanation.strip(), ""]

@@ -460,6 +460,8 @@ RULE_KEYS = {
     # not reported in a PyTorch extension, whose build (torch.utils.cpp_extension) already does
     # what the rule asks; the rule's explanation says what that is
     "quiet_in_torch_extension": ("bool", False),
+    # off unless selected by id, name, category or tag (`--select`): a note most ports never act on
+    "default_enabled": ("bool", False),
 }
 
 
