@@ -370,3 +370,22 @@ def test_never_defined_macros_for_a_hip_build(tmp_path):
     assert hip == {"PTX_AVAILABLE", "FAST_CVT", "DEVICE_PASS"}
     oldest = never_defined([f], lambda a: oldest_device_scenario(build, a))
     assert {"PTX_AVAILABLE", "FAST_CVT", "HOST_PASS", "GIVEN"} == oldest
+
+
+def test_names_in_a_namespace_whose_headers_are_absent_keep_the_function(tmp_path):
+    # Thrust's headers are not there: `thrust::complex<double>` in a kernel's parameters must not
+    # cost the kernel its body (Qiskit Aer's reductions lost every warp finding so)
+    from hipscan.api import scan
+
+    src = tmp_path / "k.cu"
+    src.write_text(
+        "#include <thrust/complex.h>\n"
+        "__global__ void reduce(thrust::complex<double>* out, const double* in) {\n"
+        "  double re = in[threadIdx.x];\n"
+        "  re += __shfl_xor_sync(0xffffffff, re, 16, 32);\n"
+        "  thrust::complex<double> c = thrust::complex<double>(re, 0.0);\n"
+        "  if ((threadIdx.x & 31) == 0) out[threadIdx.x / 32] = c;\n"
+        "}\n"
+    )
+    found = {(f.rule, f.line) for f in scan([tmp_path], ScanConfig(jobs=1, use_cache=False)).findings}
+    assert ("HIP351", 4) in found and ("HIP301", 6) in found

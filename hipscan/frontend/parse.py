@@ -42,6 +42,9 @@ UNDECLARED = re.compile(
     r"|no template named '([A-Za-z_][A-Za-z0-9_]*)'"
 )
 NOT_FOUND = re.compile(r"'([^']+)' file not found")
+# A name used through an unknown namespace (`thrust::complex<double>` with Thrust's headers
+# absent): the chain and what follows it, which says what the last name is.
+QUALIFIED_USE = re.compile(rb"((?:[A-Za-z_]\w*[ \t]*::[ \t]*)+)([A-Za-z_]\w*)[ \t]*(<|\(|[A-Za-z_*&]?)")
 # An unknown type name that reads as an integer type (`gko::uint32` from Ginkgo's generated
 # types header, `u32`, `index_type`): declared as an integer for the re-parse, so a
 # `static constexpr uint32 warp_size = 32` keeps its value for the warp-width analysis.
@@ -345,6 +348,7 @@ def _recovery_declarations(
     needed: set[str] = set()
     guessed: set[str] = set()  # integer types and attribute macros: worth a re-parse of their own
     classes: set[str] = set()  # other unknown types, declared as classes
+    spaces: dict[tuple[str, ...], dict[str, str]] = {}  # unknown namespaces and what is used in them
     for d in tu.diagnostics:
         if d.severity < ci.Diagnostic.Error:
             continue
@@ -355,6 +359,14 @@ def _recovery_declarations(
         if name in known or name.startswith("__hipscan"):
             continue
         before, rest = _around(d, data_of, project)
+        if m.group(1) and (q := QUALIFIED_USE.match(rest)) and q.group(1).startswith(name.encode()):
+            # `thrust::complex<double> x` with Thrust's headers absent: without a namespace the
+            # whole declaration, and a function whose parameters use it, is lost to the parse
+            chain = tuple(part.strip().decode() for part in q.group(1).split(b"::")[:-1])
+            spaces.setdefault(chain, {}).setdefault(
+                q.group(2).decode(), _namespace_member(q.group(2), q.group(3))
+            )
+            continue
         if name in decls and not (decls[name].startswith("struct") and _declares_integer(rest)):
             continue  # a type guessed as a class becomes an integer where it holds a literal
         guess = _specifier_guess(name) if m.group(2) and SPECIFIER_MACRO.match(name) else None
@@ -386,11 +398,36 @@ def _recovery_declarations(
             decls[name] = f"extern int {name};"
         if name in watched:
             needed.add(name)
+    for chain, members in spaces.items():
+        key = "namespace " + "::".join(chain)
+        if key in known:
+            continue  # declared for an earlier parse: what is still unknown is no namespace use
+        body = " ".join(members.values())
+        for part in reversed(chain):
+            body = f"namespace {part} {{ {body} }}"
+        decls[key] = body
+        needed.add(key)
     if guessed and not needed:
         # a re-parse for these alone keeps clang's own recovery for the other unknown types (an
         # int: `constexpr const sunindextype WARP_SIZE = 32` keeps its value)
         decls = {n: v for n, v in decls.items() if n not in classes}
     return decls, bool(needed or guessed)
+
+
+def _namespace_member(name: bytes, follower: bytes) -> str:
+    """A declaration of ``name`` in an unknown namespace, shaped by what follows its use: a class
+    template before `<` (`thrust::complex<double>`), a function before `(`
+    (`thrust::raw_pointer_cast(p)`), a class before a declarator (`cub::CachingDeviceAllocator
+    alloc`), else a variable (`thrust::device` passed as a policy)."""
+    n = name.decode()
+    body = f"{{ {n}() = default; template <class... A> __host__ __device__ {n}(A...) {{}} }};"
+    if follower == b"<":
+        return f"template <class... T> struct {n} {body}"
+    if follower == b"(":
+        return f"template <class... A> __host__ __device__ int {n}(A...);"
+    if follower:
+        return f"struct {n} {body}"
+    return f"extern int {n};"
 
 
 def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_size: int) -> FileFacts:
