@@ -239,7 +239,9 @@ _BAIL_OUT = re.compile(
     r"|(std::)?(exit|_exit|abort|quick_exit|__trap|__builtin_trap|assert|printf|fprintf|puts"
     r"|perror|print_\w+)\s*\(|throw\b"
     r"|([A-Z][A-Z0-9]*_)*(FORCE_ERROR|FAIL|FATAL|ABORT|PANIC|THROW)[A-Z0-9_]*\s*\("
-    r"|([A-Z][A-Z0-9]*_)*(ERROR|ASSERT|CHECK)\s*\(.*,\s*false\s*\)$)"
+    r"|([A-Z][A-Z0-9]*_)*(ERROR|ASSERT|CHECK)\s*\(.*,\s*false\s*\)$"
+    # an unused parameter silenced before the bail-out (CTranslate2: `(void)size; throw ...`)
+    r"|\(void\)\s*[\w.]+$|static_cast<void>\s*\(\s*[\w.]+\s*\)$)"
 )
 
 
