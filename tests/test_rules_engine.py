@@ -503,3 +503,21 @@ def test_a_rule_off_by_default_runs_only_when_selected(rules):
     assert "HIP531" not in active(select=("HIP532",))
     assert "HIP531" not in active(select=("HIP531",), ignore=("HIP531",))
     assert "off by default" in rules.get("HIP531").doc_markdown()
+
+
+def test_a_colliding_operator_lists_its_calls(rules):
+    # every `a *= b` stops compiling on HIP: each is a line a port rewrites (QuEST's kernels)
+    facts = FileFacts(path=P)
+    facts.functions = [
+        FunctionFact(
+            "operator*=", "operator*=", loc(3), 3, "host-device", params=("double2 &", "const double2 &")
+        )
+    ]
+    facts.calls = [
+        CallFact("operator*=", "operator*=", loc(9, 14), "device", "k"),
+        CallFact("operator*=", "operator*=", loc(12, 3), "device", "k"),
+        CallFact("operator+", "operator+", loc(13, 3), "device", "k"),
+    ]
+    found = [f for f in run(rules, facts) if f.rule == "HIP911"]
+    assert [f.line for f in found] == [3]
+    assert [(r.line, r.role) for r in found[0].related] == [(9, "call"), (12, "call")]

@@ -14,7 +14,7 @@ from hipscan.facts import CallFact, DeclFact, FileFacts, IdentFact, LiteralFact,
 from hipscan.model import SEVERITIES, Finding
 from hipscan.platforms import hip_build
 from hipscan.resources import rules_dir
-from hipscan.rules.matchers import FACT_LISTS, MATCHERS, TUIndex, common_ok, version_key
+from hipscan.rules.matchers import FACT_LISTS, MATCHERS, RELATED_KEY, TUIndex, common_ok, version_key
 from hipscan.rules.platforms import OffHipLines
 from hipscan.rules.rule import Rule
 from hipscan.rules.schema import MatchSpec, RuleFileError, read_rule_file
@@ -270,6 +270,9 @@ class RuleSet:
                     done.add(rule.id)
                     loc = fact.loc
                     key = (rule.id, loc.path, loc.line, loc.column)
+                    uses = placeholders.pop(RELATED_KEY, ())
+                    if uses:
+                        also.setdefault(key, []).extend(uses)
                     if key not in hits:
                         confidence = _lower(
                             spec.confidence or rule.confidence, getattr(fact, "confidence", None)

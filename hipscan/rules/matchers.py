@@ -31,11 +31,16 @@ from hipscan.facts import (
     LaunchFact,
     LiteralFact,
     MemberRefFact,
+    RelatedLoc,
     StringFact,
     WidthFact,
 )
 from hipscan.ppexpr import same_branch
 from hipscan.rules.schema import ArgCond, MatchSpec
+
+# a matcher's placeholder holding more related locations for its finding (not a message field)
+RELATED_KEY = "_related"
+MAX_LISTED_CALLS = 50
 
 FACT_LISTS = {
     "call": "calls",
@@ -84,6 +89,9 @@ class TUIndex:
         self.functions: dict[str, list[FunctionFact]] = defaultdict(list)
         for fn in facts.functions:
             self.functions[fn.name].append(fn)
+        self.calls_of: dict[str, list[CallFact]] = defaultdict(list)  # callee -> its calls
+        for c in facts.calls:
+            self.calls_of[c.callee].append(c)
         # Names the project declares in headers whose facts went to another translation unit,
         # when the front end provides them.
         self.declared.update(getattr(facts, "declared", ()) or ())
@@ -666,6 +674,12 @@ def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> d
         overload = next((o for o in others if other_re.search(o)), "")
         if not overload:
             return None
+    uses: tuple[RelatedLoc, ...] = ()
+    if spec.conds.get("list_calls"):
+        uses = tuple(
+            RelatedLoc(c.loc.path, c.loc.line, c.loc.column, "call")
+            for c in index.calls_of.get(f.name, ())[:MAX_LISTED_CALLS]
+        )
     attr = spec.conds.get("attribute")
     args: tuple[str, ...] = getattr(f, attr) if attr else ()
     if attr:
@@ -697,6 +711,7 @@ def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> d
         "params": params,
         "result": f.result,
         "overload_params": overload,
+        RELATED_KEY: uses,
     }
 
 

@@ -329,6 +329,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "params_regex": "regex",  # the parameter types, joined with ", "
         "result_regex": "regex",  # the return type
         "overload_params_regex": "regex",  # another function of the same name has such params
+        # the translation unit's calls of the function are the finding's related locations
+        # (each use of a colliding operator is a line that stops compiling)
+        "list_calls": "bool",
     },
     "function_ref": {"name_regex": "regex"},  # a device function named as a value in host code
     # an error clang reports (or would report on instantiation) where nvcc accepts the code
