@@ -402,6 +402,11 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
         genex = _arm_patterns()["cmake"]["cuda_only_genex"]
         cmake_text = genex.sub(lambda m: " " * len(m.group()), text)
         facts = _cmake_arms(cmake_text, rel, _scan_lines(cmake_text, rel, "cmake", CMAKE + FLAGS))
+        if not any(f.kind == "language" for f in facts):
+            # CMAKE_CUDA_* set where no CUDA language is enabled configure nothing (cuda-samples'
+            # simpleCUBLAS: `project(... LANGUAGES CXX)`, its flags inert); a module that sets
+            # them for the language its caller enables is not told apart from that here
+            facts = [f for f in facts if f.kind != "language-variable"]
         if _cmake_hip_aware(cmake_text):
             facts = [f for f in facts if f.kind not in HIP_AWARE_CMAKE_DROPS]
         return facts
