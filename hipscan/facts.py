@@ -195,6 +195,9 @@ class LiteralFact:
     # in the condition of an `if` with no warp-synchronous call, followed by a block barrier: a step
     # of a block-wide tree reduction (hipscan.frontend.uniform.block_step)
     block_step: bool = False
+    # in the condition of an `if` whose only statement is a block barrier, with no `else`
+    # (hipscan.frontend.uniform.guards_barrier): the barrier is skipped for some steps
+    guards_barrier: bool = False
     # spelled in a macro body (`macro`): the use site, so a finding at the #define lists the
     # lines that expand it (`__any_sync(MASK, p)` for `#define MASK 0xffffffff`)
     related: tuple[RelatedLoc, ...] = ()

@@ -389,3 +389,25 @@ def test_names_in_a_namespace_whose_headers_are_absent_keep_the_function(tmp_pat
     )
     found = {(f.rule, f.line) for f in scan([tmp_path], ScanConfig(jobs=1, use_cache=False)).findings}
     assert ("HIP351", 4) in found and ("HIP301", 6) in found
+
+
+def test_a_call_through_a_vendor_alias_is_a_use_of_the_cuda_api(tmp_path):
+    # jaxlib's vendor.h: `#define gpudnnSetRNNDescriptor cudnnSetRNNDescriptor_v8`; the call in
+    # rnn_kernels.cc is where its port rewrote the cuDNN call for MIOpen
+    from hipscan.api import scan
+
+    (tmp_path / "vendor.h").write_text(
+        "#pragma once\n#include <cuda_runtime.h>\n"
+        "#define gpudnnSetRNNDescriptor cudnnSetRNNDescriptor_v8\n#define gpuMalloc cudaMalloc\n"
+    )
+    (tmp_path / "rnn.cu").write_text(
+        '#include "vendor.h"\n'
+        "int setup(void *d) {\n"
+        "  void *p;\n"
+        "  gpuMalloc(&p, 16);\n"
+        "  return gpudnnSetRNNDescriptor(d, 1, 2, 3);\n"
+        "}\n"
+    )
+    found = {(f.rule, f.path, f.line) for f in scan([tmp_path], ScanConfig(jobs=1, use_cache=False)).findings}
+    assert ("HIP717", "rnn.cu", 5) in found  # no MIOpen twin: at the call
+    assert not any(path == "rnn.cu" and line == 4 for _rule, path, line in found)  # a plain rename

@@ -44,7 +44,7 @@ from hipscan.frontend.clang import (
     file_name,
 )
 from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens, tokenize
-from hipscan.frontend.uniform import block_step, selects_uniform
+from hipscan.frontend.uniform import block_step, guards_barrier, selects_uniform
 from hipscan.frontend.warpflow import Flow
 
 K = ci.CursorKind
@@ -87,6 +87,9 @@ _INTEGER_LITERAL = K.INTEGER_LITERAL.value
 _MEMBER_REF_EXPR = K.MEMBER_REF_EXPR.value
 _LAMBDA_EXPR = K.LAMBDA_EXPR.value
 _DECL_REF_EXPR = K.DECL_REF_EXPR.value
+# names of the CUDA runtime, driver and library APIs (not language builtins such as warpSize):
+# what a vendor layer's alias macro may stand for
+_API_NAME = re.compile(r"^(cu|CU|nvrtc|NVRTC|nccl|NCCL|nvtx|nvml)[A-Za-z0-9]")
 _ARRAY_SUBSCRIPT_EXPR = K.ARRAY_SUBSCRIPT_EXPR.value
 _TEMPLATE_REF = K.TEMPLATE_REF.value
 BINOP_KINDS = frozenset({K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR})
@@ -356,6 +359,7 @@ class Extractor:
         self.spans: dict[str, list[tuple[int, int, str, str]]] = {}  # rel -> (start, end, space, name)
         self._names: dict[int, str] = {0: ""}  # CXFile pointer -> name, converted once
         self._macros: dict[str, ci.Cursor] | None = None  # project macro definitions, on demand
+        self._aliases: dict[str, str | None] = {}  # project macro -> the CUDA API name it stands for
         self._body_calls: dict[tuple[str, int, str], int] = {}  # calls seen per macro expansion
         # project headers this TU does not carry, tokenized on demand for the macro bodies they
         # define (CUDA_SET_SHARED_MEMORY_LIMIT in ggml's common.cuh, used in softmax.cu)
@@ -1139,6 +1143,7 @@ class Extractor:
                 callee_macro=callee_macro,
                 selects_uniform=role == "binop" and selects_uniform(c, parents, children, binary_operator),
                 block_step=role == "compare" and block_step(c, parents, children),
+                guards_barrier=role == "compare" and guards_barrier(c, parents, children),
                 related=related,
             )
         )
@@ -1190,6 +1195,20 @@ class Extractor:
                 if c._kind_id == _MACRO_DEFINITION and not in_system(c.location)
             }
         return self._macros.get(name)
+
+    def api_alias(self, name: str) -> str | None:
+        """The watched CUDA API name a project macro stands for, when its whole body is that one
+        name (`#define gpuMemcpy cudaMemcpy`, jaxlib's vendor.h and the like); else None."""
+        if name in self._aliases:
+            return self._aliases[name]
+        alias = None
+        definition = self.macro_definition(name) if name[:1].isalpha() or name[:1] == "_" else None
+        if definition is not None:
+            body = [t.spelling for t in definition.get_tokens()][1:]
+            if len(body) == 1 and body[0] in self.watched and _API_NAME.match(body[0]):
+                alias = body[0]
+        self._aliases[name] = alias
+        return alias
 
     def macro_body_call(self, absname: str, offset: int, callee: str) -> tuple[Loc, list[str]] | None:
         """Where the body of the macro used at ``offset`` (or of a project macro that body uses)
@@ -1532,6 +1551,27 @@ class Extractor:
                                 in_directive=in_directive(t.offset),
                             )
                         )
+                elif (
+                    t.kind == IDENT
+                    and idx + 1 < len(toks)
+                    and toks[idx + 1].text == "("
+                    and not in_directive(t.offset)
+                    and (alias := self.api_alias(t.text))
+                ):
+                    # a call through a vendor layer's name (`gpudnnSetRNNDescriptor(...)`, `#define`d
+                    # as `cudnnSetRNNDescriptor_v8`): the CUDA API is called here, where a port that
+                    # finds no HIP twin for it rewrites the call (types and constants named through
+                    # such aliases are left to the alias's own line)
+                    sp, nm = context(t.offset)
+                    self.facts.idents.append(
+                        IdentFact(
+                            name=alias,
+                            loc=Loc(rel, t.line, t.column),
+                            context=sp,
+                            function=nm,
+                            from_inactive_branch=skipped,
+                        )
+                    )
                 elif t.kind == LITERAL and self.strings is not None and _is_string(t.text):
                     if self.strings.search(t.text):
                         sp, nm = context(t.offset)

@@ -158,6 +158,34 @@ def block_step(
     return False
 
 
+def guards_barrier(
+    literal: ci.Cursor,
+    parents: list[ci.Cursor],
+    children: Callable[[ci.Cursor], list[ci.Cursor]],
+) -> bool:
+    """True when ``literal`` sits in the condition of an `if` with no `else` whose body is only a
+    block-wide barrier (`if (offset > 16) __syncthreads();`): the barrier is skipped for the
+    small steps, which then rely on a warp running in lockstep (TeaLeaf's and CloverLeaf's
+    reduction templates)."""
+    child = literal
+    for p in reversed(parents):
+        if p.kind == K.IF_STMT:
+            kids = children(p)
+            if len(kids) != 2 or kids[0] != child:
+                return False
+            body = kids[1]
+            if body.kind == K.COMPOUND_STMT:
+                stmts = children(body)
+                if len(stmts) != 1:
+                    return False
+                body = stmts[0]
+            return _barrier(body, children)
+        if not p.kind.is_expression():
+            return False
+        child = p
+    return False
+
+
 def _calls(c: ci.Cursor, children) -> list[ci.Cursor]:
     out, stack = [], [c]
     while stack:

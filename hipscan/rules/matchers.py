@@ -475,6 +475,8 @@ def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dic
         return None  # only hands a value every thread sees alike to more lanes
     if spec.conds.get("unless_block_step") and f.block_step:
         return None  # a block-wide tree-reduction step: a barrier follows, no warp code inside
+    if spec.conds.get("guards_barrier") and not f.guards_barrier:
+        return None
     return {
         "match": f.spelling,
         "expr": f.expr,
