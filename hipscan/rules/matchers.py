@@ -30,6 +30,7 @@ from hipscan.facts import (
     IncludeFact,
     LaunchFact,
     LiteralFact,
+    Loc,
     MemberRefFact,
     RelatedLoc,
     StringFact,
@@ -189,11 +190,17 @@ class TUIndex:
             self._callbacks[key] = names
         return self._callbacks[key]
 
-    def decl_of(self, arg_text: str) -> DeclFact | None:
+    def decl_of(self, arg_text: str, where: Loc | None = None) -> DeclFact | None:
         name = arg_identifier(arg_text)
         found = self.decls.get(name or "")
         if not found:
             return None
+        if where is not None:
+            # the nearest declaration of the name above the use in its file: a local of the
+            # calling function rather than a namesake in another function
+            above = [d for d in found if d.loc.path == where.path and d.loc.line <= where.line]
+            if above:
+                return max(above, key=lambda d: (d.loc.line, d.loc.column))
         # Prefer a variable over a parameter of the same name elsewhere in the TU.
         return next((d for d in found if d.kind == "var"), found[0])
 
@@ -206,6 +213,7 @@ def _arg_ok(
     constants: tuple[int, ...] | None = None,
     function: str = "",
     operand_types: tuple[str, ...] = (),
+    where: Loc | None = None,
 ) -> bool:
     if cond.index >= len(args):
         return False
@@ -246,7 +254,7 @@ def _arg_ok(
         or cond.not_decl_storage
     )
     if needs_decl:
-        decl = index.decl_of(text)
+        decl = index.decl_of(text, where)
         operand = operand_types[cond.index] if cond.index < len(operand_types) else ""
         if (
             decl is None
@@ -281,8 +289,9 @@ def _args_ok(
     constants: tuple[int, ...] | None = None,
     function: str = "",
     operand_types: tuple[str, ...] = (),
+    where: Loc | None = None,
 ) -> bool:
-    return all(_arg_ok(c, args, index, types, constants, function, operand_types) for c in conds or ())
+    return all(_arg_ok(c, args, index, types, constants, function, operand_types, where) for c in conds or ())
 
 
 def _re(spec: MatchSpec, key: str, text: str) -> bool:
@@ -333,7 +342,7 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
     if len(args) > spec.conds.get("arg_count_max", 1 << 30):
         return None
     if not _args_ok(
-        spec.conds.get("arg"), args, index, f.arg_types, f.const_args, f.function, f.operand_types
+        spec.conds.get("arg"), args, index, f.arg_types, f.const_args, f.function, f.operand_types, f.loc
     ):
         return None
     p = {
