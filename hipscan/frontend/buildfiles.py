@@ -248,8 +248,9 @@ def _cmake_arms(text: str, rel: str, facts: list[BuildFact]) -> list[BuildFact]:
     return [f for f in facts if f.loc.line not in inside] + arms_out
 
 
+# GNU Make's conditionals, and automake's `if NAME` / `if !NAME` (Makefile.am: UCC's `if HAVE_CUDA`)
 MAKE_BLOCK = re.compile(
-    r"^\s*(?:else\s+)?(?P<cmd>ifeq|ifneq|ifdef|ifndef)\s+(?P<cond>.*)|^\s*(?P<end>else|endif)\b"
+    r"^\s*(?:else\s+)?(?P<cmd>ifeq|ifneq|ifdef|ifndef|if)\s+(?P<cond>.*)|^\s*(?P<end>else|endif)\b"
 )
 
 
@@ -258,6 +259,8 @@ def _make_on(cmd: str, cond: str, pats: dict[str, re.Pattern[str]]) -> bool:
     `ifneq ($(CUDA),)`; not `ifndef`, nor a comparison with an off value."""
     if not pats["switch_name"].search(cond):
         return False
+    if cmd == "if":  # automake: `if HAVE_CUDA`, negated as `if !HAVE_CUDA`
+        return not cond.strip().startswith("!")
     if cmd in ("ifdef", "ifndef"):
         return cmd == "ifdef"
     m = re.match(r"\(\s*(?P<a>[^,]*),(?P<b>.*)\)\s*$", cond.strip())
