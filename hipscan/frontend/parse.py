@@ -359,7 +359,12 @@ def _recovery_declarations(
         if name in known or name.startswith("__hipscan"):
             continue
         before, rest = _around(d, data_of, project)
-        if m.group(1) and (q := QUALIFIED_USE.match(rest)) and q.group(1).startswith(name.encode()):
+        if (
+            m.group(1)
+            and (q := QUALIFIED_USE.match(rest))
+            and q.group(1).startswith(name.encode())
+            and not _declared_in_text(name, d, data_of)
+        ):
             # `thrust::complex<double> x` with Thrust's headers absent: without a namespace the
             # whole declaration, and a function whose parameters use it, is lost to the parse
             chain = tuple(part.strip().decode() for part in q.group(1).split(b"::")[:-1])
@@ -398,20 +403,43 @@ def _recovery_declarations(
             decls[name] = f"extern int {name};"
         if name in watched:
             needed.add(name)
+    declared_spaces = (
+        {c.spelling for c in tu.cursor.get_children() if c.kind == ci.CursorKind.NAMESPACE}
+        if spaces
+        else set()
+    )
     for chain, members in spaces.items():
         key = "namespace " + "::".join(chain)
         if key in known:
             continue  # declared for an earlier parse: what is still unknown is no namespace use
+        if chain[0] in declared_spaces:
+            # the project's own namespace, whose member is unknown for another reason (a type of
+            # a missing config header): a stand-in would collide with the real declaration
+            continue
         body = " ".join(members.values())
         for part in reversed(chain):
             body = f"namespace {part} {{ {body} }}"
         decls[key] = body
         needed.add(key)
-    if guessed and not needed:
+    if guessed and not {n for n in needed if not n.startswith("namespace ")}:
         # a re-parse for these alone keeps clang's own recovery for the other unknown types (an
         # int: `constexpr const sunindextype WARP_SIZE = 32` keeps its value)
         decls = {n: v for n, v in decls.items() if n not in classes}
     return decls, bool(needed or guessed)
+
+
+def _declared_in_text(name: str, d: ci.Diagnostic, data_of: dict[str, bytes]) -> bool:
+    """Whether the file of the diagnostic declares ``name`` itself (`using op = ...;` whose
+    target is unknown, `namespace op`, a typedef): then it is no namespace of a missing header."""
+    f = d.location.file
+    data = data_of.get(f.name, b"") if f is not None else b""
+    n = re.escape(name.encode())
+    return (
+        re.search(
+            rb"\busing\s+" + n + rb"\s*=|\bnamespace\s+" + n + rb"\b|\btypedef\b[^;]*\b" + n + rb"\s*;", data
+        )
+        is not None
+    )
 
 
 def _namespace_member(name: bytes, follower: bytes) -> str:
