@@ -1196,6 +1196,23 @@ class Extractor:
             }
         return self._macros.get(name)
 
+    def ident_names(self, toks, idx: int, in_directive) -> list[str]:
+        """The watched names an identifier token stands for: itself, every watched qualified name
+        spelled from it (`cuda::std::atomic` is both `cuda::std` and `cuda::std::atomic`), or,
+        for a call through a vendor layer's alias (`gpudnnSetRNNDescriptor(...)`, `#define`d as
+        `cudnnSetRNNDescriptor_v8`), the CUDA API it calls there, where a port that finds no HIP
+        twin for it rewrites the call (types and constants named through such aliases are left to
+        the alias's own line)."""
+        text = toks[idx].text
+        if text in self.watched:
+            return [text]
+        if text in self.qualified:
+            return _qualified_at(toks, idx, self.qualified[text])
+        if idx + 1 < len(toks) and toks[idx + 1].text == "(" and not in_directive(toks[idx].offset):
+            alias = self.api_alias(text)
+            return [alias] if alias else []
+        return []
+
     def api_alias(self, name: str) -> str | None:
         """The watched CUDA API name a project macro stands for, when its whole body is that one
         name (`#define gpuMemcpy cudaMemcpy`, jaxlib's vendor.h and the like); else None."""
@@ -1525,7 +1542,6 @@ class Extractor:
             ranges_i = 0
             in_directive = _span_test([(d.offset, d.end) for d in ft.directives])
             toks = ft.tokens
-            watched = self.watched
             for idx, t in enumerate(toks):
                 while ranges_i < len(inactive) and inactive[ranges_i][1] <= t.offset:
                     ranges_i += 1
@@ -1533,12 +1549,8 @@ class Extractor:
                 device_pass = skipped and inactive[ranges_i][2]
                 if skipped and not device_pass:
                     continue
-                if t.kind == IDENT and (t.text in watched or t.text in self.qualified):
-                    # a watched name, or every watched qualified name spelled from here
-                    # (`cuda::std::atomic` is both `cuda::std` and `cuda::std::atomic`)
-                    names = (
-                        [t.text] if t.text in watched else _qualified_at(toks, idx, self.qualified[t.text])
-                    )
+                names = self.ident_names(toks, idx, in_directive) if t.kind == IDENT else []
+                if names:
                     for name in names:
                         sp, nm = context(t.offset)
                         self.facts.idents.append(
@@ -1551,27 +1563,6 @@ class Extractor:
                                 in_directive=in_directive(t.offset),
                             )
                         )
-                elif (
-                    t.kind == IDENT
-                    and idx + 1 < len(toks)
-                    and toks[idx + 1].text == "("
-                    and not in_directive(t.offset)
-                    and (alias := self.api_alias(t.text))
-                ):
-                    # a call through a vendor layer's name (`gpudnnSetRNNDescriptor(...)`, `#define`d
-                    # as `cudnnSetRNNDescriptor_v8`): the CUDA API is called here, where a port that
-                    # finds no HIP twin for it rewrites the call (types and constants named through
-                    # such aliases are left to the alias's own line)
-                    sp, nm = context(t.offset)
-                    self.facts.idents.append(
-                        IdentFact(
-                            name=alias,
-                            loc=Loc(rel, t.line, t.column),
-                            context=sp,
-                            function=nm,
-                            from_inactive_branch=skipped,
-                        )
-                    )
                 elif t.kind == LITERAL and self.strings is not None and _is_string(t.text):
                     if self.strings.search(t.text):
                         sp, nm = context(t.offset)
