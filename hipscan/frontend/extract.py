@@ -134,6 +134,8 @@ TYPED_ARGUMENT_CALLEES = frozenset(
         "cudaFuncGetAttributes",
         "cudaLaunchKernel",
         "atomicAdd",  # which overload: HIP has none for __half, __half2 or the bf16 types
+        "sincos",  # HIP's device sincos/sincospi take double only (no float overload)
+        "sincospi",
     }
 )
 DECL_KINDS = {

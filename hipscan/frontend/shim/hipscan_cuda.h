@@ -337,6 +337,11 @@ __device__ float fmaf(float, float, float);
 __device__ double fma(double, double, double);
 __device__ void sincosf(float, float *, float *);
 __device__ void sincos(double, double *, double *);
+/* CUDA's C++ math overloads them for float too (HIP's device math does not) */
+__device__ void sincos(float, float *, float *);
+__device__ void sincospif(float, float *, float *);
+__device__ void sincospi(double, double *, double *);
+__device__ void sincospi(float, float *, float *);
 __device__ float __fsqrt_rn(float);
 __device__ int abs(int);
 __device__ long long llabs(long long);
