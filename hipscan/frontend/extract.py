@@ -1093,7 +1093,8 @@ class Extractor:
                 if op in ("+", "-", "*", "<<", "|") and others and evaluate_int(others[0]) is not None:
                     return  # part of a constant expression, recorded whole by folded_operands
                 if others:
-                    other = self.text(others[0], 200)
+                    # the operand as written, also inside a macro's argument (`assert(warpSize == 32)`)
+                    other = self.text(others[0], 200) or self.spelled_text(others[0], 200)
                     other_type = others[0].type.spelling
                 role = "compare" if op in COMPARE_OPS else "binop"
                 if (
