@@ -378,6 +378,8 @@ class IncludeFact:
     loc: Loc
     angled: bool
     resolved: str = ""  # posix path relative to the scan root when inside it, else ""
+    c_linkage: bool = False  # written inside an `extern "C" { }` block
+    reaches: tuple[str, ...] = ()  # then: the non-project headers it brings in (itself, or its headers')
 
 
 @dataclass(frozen=True, slots=True)

@@ -351,8 +351,11 @@ class Extractor:
         include_map: dict[tuple[str, int], str],
         project: frozenset[str] = frozenset(),
         root: str = "",
+        c_linkage: dict[tuple[str, int], tuple[str, ...]] | None = None,
     ) -> None:
         self.tu = tu
+        # (file, line) of each #include inside `extern "C" { }` -> the toolkit headers it reaches
+        self.c_linkage = c_linkage or {}
         self.facts = facts
         self.files = files  # absolute name -> (relative path, tokens)
         self.watched = watched
@@ -1517,12 +1520,15 @@ class Extractor:
             for d in ft.directives:
                 if d.kind in ("include", "include_next", "import"):
                     resolved = self.include_map.get((absname, d.line), "")
+                    reaches = self.c_linkage.get((absname, d.line))
                     self.facts.includes.append(
                         IncludeFact(
                             name=d.header,
                             loc=Loc(rel, d.line, d.column),
                             angled=d.angled,
                             resolved=resolved,
+                            c_linkage=reaches is not None,
+                            reaches=reaches or (),
                         )
                     )
                 elif d.kind in (

@@ -14,6 +14,7 @@ import clang.cindex as ci
 from hipscan.facts import FileFacts
 from hipscan.frontend.clang import KEEP_GOING, ParseSetup, pch_failed, skipped_ranges
 from hipscan.frontend.extract import Extractor, relpath, token_index
+from hipscan.frontend.linkage import c_linkage_includes
 from hipscan.frontend.tokens import COMMENT, DEVICE_PASS_MACROS, FileTokens, tokenize
 
 DETAILED_RECORD = 0x01  # needed for clang_getSkippedRanges
@@ -579,7 +580,8 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
         _guarded_includes(raw, fdata, include_map, included_files, searched[0], job, root)
     facts.files = sorted(v[0] for v in files.values())
     facts.inputs = sorted(inputs)
-    Extractor(tu, facts, files, watched, include_map, job.project_files, str(root)).run()
+    linkage = c_linkage_includes(tu, files, include_map, str(root))
+    Extractor(tu, facts, files, watched, include_map, job.project_files, str(root), linkage).run()
     device_lines = _device_pass_lines(files)
     if device_lines:
         try:

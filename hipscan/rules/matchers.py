@@ -616,7 +616,14 @@ def match_include(spec: MatchSpec, f: IncludeFact, index: TUIndex, _opts) -> dic
     project = spec.conds.get("project")
     if project is not None and project != bool(f.resolved):
         return None
-    return {"match": f.name, "name": f.name, "resolved": f.resolved}
+    linkage = spec.conds.get("c_linkage")
+    if linkage is not None and linkage != f.c_linkage:
+        return None
+    reaches = spec.conds.get("reaches_regex")
+    reached = [n for n in f.reaches if reaches is None or reaches.search(n)]
+    if reaches is not None and not reached:
+        return None
+    return {"match": f.name, "name": f.name, "resolved": f.resolved, "reached": ", ".join(reached[:3])}
 
 
 def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, ctx) -> dict | None:

@@ -296,6 +296,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "name_regex": "regex",
         "angled": "bool",
         "project": "bool",  # the header resolves to a file of the scanned project (or not)
+        "c_linkage": "bool",  # written inside an `extern "C" { }` block (or not)
+        # one of the non-project headers it brings in (itself, or its project headers' includes)
+        "reaches_regex": "regex",
     },
     "directive": {
         "kind": "strs",
@@ -388,7 +391,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     ),
     "assign": frozenset({"op", "lhs_type", "rhs_type", "rhs"}),
     "string": frozenset({"text"}),
-    "include": frozenset({"name", "resolved"}),
+    "include": frozenset({"name", "resolved", "reached"}),
     "directive": frozenset({"kind", "text", "names"}),
     "build": frozenset({"kind", "value", "tool"}),
     "function": frozenset(
