@@ -404,7 +404,8 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         genex = _arm_patterns()["cmake"]["cuda_only_genex"]
         cmake_text = genex.sub(lambda m: " " * len(m.group()), text)
-        facts = _cmake_arms(cmake_text, rel, _scan_lines(cmake_text, rel, "cmake", CMAKE + FLAGS))
+        facts = _scan_lines(cmake_text, rel, "cmake", CMAKE + FLAGS) + _cuda_genexes(cmake_text, rel)
+        facts = _cmake_arms(cmake_text, rel, facts)
         if not any(f.kind == "language" for f in facts):
             # CMAKE_CUDA_* set where no CUDA language is enabled configure nothing (cuda-samples'
             # simpleCUBLAS: `project(... LANGUAGES CXX)`, its flags inert); a module that sets
@@ -415,6 +416,24 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
         return facts
     facts = _scan_lines(text, rel, "make", FLAGS + MAKE) + _make_arms(text, rel)
     return facts + _variable_architectures(text, rel, "make")
+
+
+def _cuda_genexes(text: str, rel: str) -> list[BuildFact]:
+    """One `cuda-genex` fact per run of consecutive lines holding `$<$<BOOL:${CUDA switch}>:...>`:
+    what only a CUDA build compiles, where a port widens the switch (the run is one edit)."""
+    pats = _arm_patterns()["cmake"]
+    out: list[BuildFact] = []
+    last = -2
+    for lineno, line in enumerate(text.splitlines(), 1):
+        code = line.split("#", 1)[0]
+        names = [m.group("name") for m in pats["cuda_genex"].finditer(code)]
+        names = [n for n in names if pats["cuda_switch"].fullmatch(n) and not pats["hip_switch"].search(n)]
+        if not names:
+            continue
+        if lineno != last + 1:
+            out.append(BuildFact("cuda-genex", names[0], Loc(rel, lineno, code.index(names[0]) + 1), "cmake"))
+        last = lineno
+    return out
 
 
 def _variable_architectures(text: str, rel: str, tool: str) -> list[BuildFact]:
