@@ -24,7 +24,10 @@ CUDA_MARKERS = re.compile(
     rb"\b(?:__CUDA_ARCH__|__CUDACC__|__NVCC__|CUDA_VERSION|CUDART_VERSION)\b|"
     # ... or an include of a header named for CUDA (the project's `general/cuda.hpp`, SUNDIALS'
     # `nvector/nvector_cuda.h`): host code of the CUDA back end
-    rb"#[ \t]*include[ \t]*[<\"](?:[^>\"\n]*/)?[^>\"\n/]*(?i:cuda)[^>\"\n/]*[>\"]"
+    rb"#[ \t]*include[ \t]*[<\"](?:[^>\"\n]*/)?[^>\"\n/]*(?i:cuda)[^>\"\n/]*[>\"]|"
+    # ... or the driver's or NVRTC's result types: a header that declares the API for a loader
+    # that opens libcuda/libnvrtc at run time (hashcat's ext_cuda.h), calling nothing itself
+    rb"\b(?:CUresult|CUdevice_attribute|nvrtcResult)\b"
 )
 
 

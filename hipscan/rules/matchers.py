@@ -330,6 +330,9 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
         return None
     if "member_of_regex" in spec.conds and not f.member_of:
         return None
+    method = spec.conds.get("method")
+    if method is not None and method != bool(f.member_of):
+        return None
     if not (
         _re(spec, "mask_typedef_regex", f.mask_typedef)
         and _not_re(spec, "not_mask_typedef_regex", f.mask_typedef)

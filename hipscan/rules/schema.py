@@ -191,6 +191,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "arg_count_max": "int",
         "arg": "args",
         "member_of_regex": "regex",
+        "method": "bool",  # called through an object (`obj.f()`, `ptr->f()`), or not
         "result_type_regex": "regex",
         # a lane mask of the call is kept in a project typedef of a 32-bit integer so named
         "mask_typedef_regex": "regex",

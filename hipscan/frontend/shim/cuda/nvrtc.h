@@ -1,2 +1,4 @@
-/* hipscan shim: declarations come from hipscan_cuda.h. */
+/* hipscan shim: NVRTC functions come from hipscan_cuda.h; its result codes only from here, as in
+ * the toolkit (a project that loads libnvrtc itself declares them and never includes nvrtc.h). */
 #pragma once
+#include "../hipscan_cuda_rtc.h"
