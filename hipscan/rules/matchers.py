@@ -695,6 +695,9 @@ def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> d
         overload = next((o for o in others if other_re.search(o)), "")
         if not overload:
             return None
+    used = spec.conds.get("used")
+    if used is not None and used != bool(index.calls_of.get(f.name)):
+        return None
     uses: tuple[RelatedLoc, ...] = ()
     if spec.conds.get("list_calls"):
         uses = tuple(

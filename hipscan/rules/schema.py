@@ -337,6 +337,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         # the translation unit's calls of the function are the finding's related locations
         # (each use of a colliding operator is a line that stops compiling)
         "list_calls": "bool",
+        # the translation unit calls a function of this name (an operator that only fails where
+        # it is used: an unused one compiles)
+        "used": "bool",
     },
     "function_ref": {"name_regex": "regex"},  # a device function named as a value in host code
     # an error clang reports (or would report on instantiation) where nvcc accepts the code
