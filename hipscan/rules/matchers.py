@@ -71,6 +71,7 @@ class TUIndex:
     """Cross-fact lookups for one translation unit."""
 
     def __init__(self, facts: FileFacts):
+        self.main_path = facts.path  # the translation unit's own file
         self.decls: dict[str, list[DeclFact]] = defaultdict(list)
         for d in facts.decls:
             self.decls[d.name].append(d)
@@ -696,7 +697,9 @@ def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> d
         if not overload:
             return None
     used = spec.conds.get("used")
-    if used is not None and used != bool(index.calls_of.get(f.name)):
+    # a header's operator may be used by translation units that do not carry its facts: only a
+    # definition in the main file is judged by this unit's calls
+    if used is not None and f.loc.path == index.main_path and used != bool(index.calls_of.get(f.name)):
         return None
     uses: tuple[RelatedLoc, ...] = ()
     if spec.conds.get("list_calls"):

@@ -338,7 +338,8 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         # (each use of a colliding operator is a line that stops compiling)
         "list_calls": "bool",
         # the translation unit calls a function of this name (an operator that only fails where
-        # it is used: an unused one compiles)
+        # it is used: an unused one compiles); judged only for a definition in the unit's main
+        # file, since a header's users may be other units
         "used": "bool",
     },
     "function_ref": {"name_regex": "regex"},  # a device function named as a value in host code
