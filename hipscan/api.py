@@ -21,6 +21,7 @@ from hipscan.frontend.archmacros import (
     unused_macros,
     whole_file_switches,
 )
+from hipscan.frontend.buildfiles import build_defines
 from hipscan.frontend.torchext import is_torch_extension
 from hipscan.hipbuild import build_evidence, source_evidence
 from hipscan.inventory import Inventory
@@ -137,6 +138,7 @@ def scan(
         oldest_absent=never_defined(files, lambda a: oldest_device_scenario(build, a), given),
         torch_extension=torch_extension,
         unused_macros=unused_macros(files),
+        build_defines=build_defines(sources.build_files),
     )
     lines = SourceLines(sources.root)
     seen: dict[tuple[str, str, int, int], int] = {}  # finding key -> position in findings

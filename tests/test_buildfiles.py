@@ -54,3 +54,27 @@ if torch.version.cuda is not None:
 """
     facts = _facts(tmp_path, "setup.py", text)
     assert [(f.kind, f.loc.line) for f in facts] == [("torch-version", 6)]
+
+
+def test_build_defines_reads_d_flags_and_cmake_definitions(tmp_path):
+    from hipscan.frontend.buildfiles import build_defines
+
+    (tmp_path / "setup.py").write_text('if torch.version.hip:\n    flags += ["-DHIPBLAS_USE_HIP_HALF"]\n')
+    (tmp_path / "CMakeLists.txt").write_text("add_compile_definitions(USE_GPU)\nadd_definitions(-D WITH_X)\n")
+    (tmp_path / "Makefile").write_text("CFLAGS += -O2 --no-DEBUG\n")
+    names = build_defines([tmp_path / "setup.py", tmp_path / "CMakeLists.txt", tmp_path / "Makefile"])
+    assert names == {"HIPBLAS_USE_HIP_HALF", "USE_GPU", "WITH_X"}
+
+
+def test_rule_quiet_where_the_build_defines_its_fix(tmp_path):
+    from hipscan.api import scan
+    from hipscan.config import ScanConfig
+
+    src = "#include <cublas_v2.h>\nvoid f(cublasHandle_t h, const __half *a, __half *c) {\n"
+    src += "  cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, a, a, 4, a, 4, a, c, 4);\n}\n"
+    (tmp_path / "g.cu").write_text(src)
+    rules = {f.rule for f in scan([tmp_path], ScanConfig(jobs=1, use_cache=False)).findings}
+    assert "HIP737" in rules
+    (tmp_path / "CMakeLists.txt").write_text("add_compile_definitions(HIPBLAS_USE_HIP_HALF)\n")
+    rules = {f.rule for f in scan([tmp_path], ScanConfig(jobs=1, use_cache=False)).findings}
+    assert "HIP737" not in rules

@@ -388,6 +388,25 @@ def _setup_filter(text: str, facts: list[BuildFact]) -> list[BuildFact]:
     return out
 
 
+# A macro a build file defines: `-DNAME` in a flag list or command line, or CMake's
+# add_compile_definitions(NAME ...) / add_definitions(-DNAME).
+_BUILD_DEFINE = re.compile(r"(?<![\w-])-D\s*([A-Za-z_]\w*)|\badd_compile_definitions\s*\(\s*([A-Za-z_]\w*)")
+
+
+def build_defines(paths: list[Path]) -> frozenset[str]:
+    """The macros the project's build files define anywhere: a rule whose fix is such a define
+    (HIPBLAS_USE_HIP_HALF) is quiet where the build already has it. The files are only read."""
+    names: set[str] = set()
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for m in _BUILD_DEFINE.finditer(text):
+            names.add(m.group(1) or m.group(2))
+    return frozenset(names)
+
+
 def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")

@@ -47,6 +47,8 @@ class RuleOptions:
     torch_extension: bool = False
     # macros the project defines but never names elsewhere (archmacros.unused_macros)
     unused_macros: frozenset[str] = frozenset()
+    # macros the project's build files define (buildfiles.build_defines)
+    build_defines: frozenset[str] = frozenset()
 
     def __post_init__(self):
         for key, sev in self.severity.items():
@@ -210,6 +212,8 @@ class RuleSet:
             if r.fixed_in_rocm and version_key(options.rocm_version) >= version_key(r.fixed_in_rocm):
                 continue
             if r.quiet_in_torch_extension and options.torch_extension:
+                continue
+            if not options.build_defines.isdisjoint(r.unless_build_defines):
                 continue
             out.append(r)
         return out

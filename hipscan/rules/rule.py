@@ -37,6 +37,8 @@ class Rule:
     fixed_in_rocm: tuple[int, ...] | None = None
     hip_compiled_only: bool = False  # quiet in every #if branch a HIP build skips
     quiet_in_torch_extension: bool = False  # torch.utils.cpp_extension's build already fixes it
+    # not reported where the project's build files define one of these macros (the fix it asks for)
+    unless_build_defines: tuple[str, ...] = ()
     default_enabled: bool = True  # off unless --select names it (its id, name, category or tag)
     source: str = ""  # the rule file it came from
 
@@ -77,6 +79,11 @@ class Rule:
             meta.append("applies to ROCm below " + ".".join(map(str, self.fixed_in_rocm)))
         if self.quiet_in_torch_extension:
             meta.append("not reported in PyTorch extensions")
+        if self.unless_build_defines:
+            meta.append(
+                "not reported where the build defines "
+                + ", ".join(f"`{m}`" for m in self.unless_build_defines)
+            )
         if not self.default_enabled:
             meta.append(f"off by default (`--select {self.id}` turns it on)")
         out += [" · ".join(meta), ""]

@@ -472,6 +472,9 @@ RULE_KEYS = {
     # not reported in a PyTorch extension, whose build (torch.utils.cpp_extension) already does
     # what the rule asks; the rule's explanation says what that is
     "quiet_in_torch_extension": ("bool", False),
+    # not reported where the project's build files define one of these macros (`-DNAME`,
+    # add_compile_definitions): the build already does what the rule asks
+    "unless_build_defines": ("strs", False),
     # off unless selected by id, name, category or tag (`--select`): a note most ports never act on
     "default_enabled": ("bool", False),
 }
