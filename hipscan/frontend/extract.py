@@ -620,7 +620,7 @@ class Extractor:
         bounds, cluster = self.function_attrs(ft, ext.start.offset, loc)
         qual = self.qualname(c)
         arguments = tuple(c.get_arguments() or ())
-        params = tuple(a.type.spelling for a in arguments)
+        params = tuple(self._param_type(a, ft, absname) for a in arguments)
         canonical = tuple(a.type.get_canonical().spelling for a in arguments)
         self.facts.functions.append(
             FunctionFact(
@@ -1020,6 +1020,26 @@ class Extractor:
         if start.file is None or start.file.name != absname or not 0 <= name_off - start.offset <= 300:
             return ""
         return self.files[absname][1].text(start.offset, name_off).strip()
+
+    @staticmethod
+    def _param_type(a: ci.Cursor, ft: FileTokens, absname: str) -> str:
+        """A parameter's type as clang spells it; as written where clang fell back to `int` for a
+        type it does not know (a library's handle whose header is absent: `cublasHandle_t`)."""
+        spelled = a.type.spelling
+        start, end, at = a.extent.start, a.extent.end, a.location
+        if spelled != "int" or at.file is None or at.file.name != absname:
+            return spelled
+        if start.file is not None and start.file.name == absname and end.offset > start.offset:
+            text = ft.text(start.offset, end.offset)
+        else:  # an unnamed parameter of an unknown type: no extent, its location ends the type
+            before = ft.data[max(0, at.offset - 120) : at.offset].decode("utf-8", "replace")
+            text = re.split(r"[,(]", before)[-1]
+        if a.spelling and text.rstrip().endswith(a.spelling):
+            text = text.rstrip()[: -len(a.spelling)]
+        written = " ".join(text.split())
+        if not written or "int" in re.findall(r"\w+", written) or not re.fullmatch(r"[\w:<>,&* ]+", written):
+            return spelled
+        return written.replace(" &", " &").replace(" *", " *")
 
     def simple_decl(self, c: ci.Cursor, kind: str, space: str) -> None:
         where = self.loc(c)
