@@ -75,7 +75,8 @@ def _carried(facts: FileFacts, root: Path, files: list[str]) -> set[tuple[str, s
 
 def _drop_taken_headers(facts: FileFacts, covered: set[tuple[str, str]], root: Path) -> None:
     """Two workers may take the same header in the same configuration at once; keep the facts of
-    whichever came back first."""
+    the translation unit first in the scan's order (results are taken in that order, whatever
+    order the workers finish in, so the same scan always gives the same findings)."""
     taken = {
         f for f in facts.files if f != facts.path and (str(root / f), facts.configs.get(f, "")) in covered
     }
@@ -93,6 +94,20 @@ def _used_here(fact, taken: set[str]) -> bool:
     """A call this unit placed in a taken header's macro body but wrote through a use of its own:
     the use is this unit's fact, whichever unit carries the header (the scan merges the uses)."""
     return any(r.role == "macro use" and r.path not in taken for r in getattr(fact, "related", ()))
+
+
+def in_order(results: Iterator[FileFacts], paths: list[str]) -> Iterator[FileFacts]:
+    """Results that arrive in completion order, handed on in the order of ``paths``."""
+    rank = {p: i for i, p in enumerate(paths)}
+    waiting: dict[int, list[FileFacts]] = {}
+    following = 0
+    for facts in results:
+        waiting.setdefault(rank.get(facts.path, len(paths)), []).append(facts)
+        while following in waiting:
+            yield from waiting.pop(following)
+            following += 1
+    for i in sorted(waiting):  # results with no rank (never expected): after the others
+        yield from waiting[i]
 
 
 def collect(
@@ -117,7 +132,8 @@ def collect(
     for path, names in config.file_defines:  # a file only ever compiled with these switches on
         flags[path] = flags.get(path, ()) + tuple(f"-D{n}" for n in names)
     project, index, device_macros = _project_context(sources)  # the project set also keys the cache
-    covered: set[tuple[str, str]] = set()  # (header, configuration) pairs whose facts are taken
+    covered: set[tuple[str, str]] = set()  # (header, configuration) pairs some finished parse took
+    owned: set[tuple[str, str]] = set()  # ... and those whose facts a result already handed out
     bodies: dict[str, tuple[tuple[int, int], ...]] = {}  # covered header -> blankable bodies
     includers: dict[str, int] = {}  # header -> translation units that read it so far
 
@@ -169,12 +185,19 @@ def collect(
 
     def absorb(facts: FileFacts) -> None:
         """What later parses may skip or blank, learnt from a finished (or cached) file."""
-        _drop_taken_headers(facts, covered, root)
         covered.update(_carried(facts, root, facts.files))
         for rel, ranges in facts.bodies.items():
             bodies.setdefault(str(root / rel), tuple(ranges))
         for rel in facts.inputs:
             includers[str(root / rel)] = includers.get(str(root / rel), 0) + 1
+
+    def hand_out(facts: FileFacts) -> FileFacts:
+        """A result in the scan's order: a header another unit earlier in that order carries in
+        the same configuration is that unit's (the lowest such unit always takes it: nothing
+        before it in the order covered it when it was dispatched)."""
+        _drop_taken_headers(facts, owned, root)
+        owned.update(_carried(facts, root, facts.files))
+        return facts
 
     total = len(sources.sources) + len(sources.headers)
     done = 0
@@ -187,7 +210,7 @@ def collect(
             total = len(sources.sources) + len(phase)
         hits, misses = cached(phase)
         for facts in hits:  # before any parse starts: what they carry need not be parsed again
-            absorb(facts)
+            absorb(hand_out(facts))
             done += 1
             if progress:
                 progress(done, total, facts.path)
@@ -205,7 +228,8 @@ def collect(
             on_result=absorb,
             max_memory=config.max_memory,
         )
-        for facts in fresh:
+        for facts in in_order(fresh, [relpath(f, root) for f in misses]):
+            hand_out(facts)
             if cache is not None:
                 cache.put(root / facts.path, root, flags.get(str(root / facts.path), ()), facts)
             done += 1
