@@ -27,6 +27,8 @@ def c_linkage_ranges(
 ) -> dict[str, list[tuple[int, int]]]:
     """Per carried file (clang's name): the line spans of its top-level `extern "C" { }` blocks."""
     out: dict[str, list[tuple[int, int]]] = {}
+    if not any(_EXTERN_C.search(ft.data) for _rel, ft in files.values()):
+        return out  # most files have none: no walk over the unit's top-level declarations
     for c in tu.cursor.get_children():
         if c.kind != ci.CursorKind.LINKAGE_SPEC:
             continue
