@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -14,11 +16,18 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-project"
 
 
 def run(*args: str, cwd: Path | None = None):
+    """Invoke the CLI; with ``cwd``, from a fresh folder inside it (the default report folder
+    lands there)."""
     runner = CliRunner()
     if cwd is None:
         return runner.invoke(main, list(args), catch_exceptions=False)
-    with runner.isolated_filesystem(temp_dir=cwd):
+    here = Path.cwd()
+    work = Path(tempfile.mkdtemp(dir=cwd))
+    os.chdir(work)
+    try:
         return runner.invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(here)
 
 
 def reported(project: Path, rule: str, *extra: str) -> list[list[str]]:
