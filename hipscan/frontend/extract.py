@@ -1039,7 +1039,7 @@ class Extractor:
         written = " ".join(text.split())
         if not written or "int" in re.findall(r"\w+", written) or not re.fullmatch(r"[\w:<>,&* ]+", written):
             return spelled
-        return written.replace(" &", " &").replace(" *", " *")
+        return written
 
     def simple_decl(self, c: ci.Cursor, kind: str, space: str) -> None:
         where = self.loc(c)

@@ -16,7 +16,8 @@ import clang.cindex as ci
 
 from hipscan.frontend.tokens import FileTokens
 
-_INCLUDE = re.compile(rb'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+# an #include line and the name it includes (read a line at a time)
+INCLUDE_LINE = re.compile(rb'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 _EXTERN_C = re.compile(rb'extern\s*"C"\s*\{')
 MAX_HEADERS = 64  # project headers followed from one include
 MAX_NAMES = 64  # reached non-project names kept
@@ -82,8 +83,10 @@ def _reached(header: str, by_path: dict[tuple[str, int], str], root: str) -> tup
                 data = fh.read(1 << 20)
         except OSError:
             continue
-        for m in _INCLUDE.finditer(data):
-            line = data.count(b"\n", 0, m.start()) + 1
+        for line, text in enumerate(data.splitlines(), 1):
+            m = INCLUDE_LINE.match(text) if b"include" in text else None
+            if m is None:
+                continue
             rel = by_path.get((current, line), "")
             if not rel:
                 local = os.path.normpath(

@@ -14,7 +14,7 @@ import clang.cindex as ci
 from hipscan.facts import FileFacts
 from hipscan.frontend.clang import KEEP_GOING, ParseSetup, pch_failed, skipped_ranges
 from hipscan.frontend.extract import Extractor, relpath, token_index
-from hipscan.frontend.linkage import c_linkage_includes
+from hipscan.frontend.linkage import INCLUDE_LINE, c_linkage_includes
 from hipscan.frontend.tokens import COMMENT, DEVICE_PASS_MACROS, FileTokens, tokenize
 
 DETAILED_RECORD = 0x01  # needed for clang_getSkippedRanges
@@ -205,9 +205,6 @@ def _learned_dirs(job: ParseJob, path: str, configured: tuple[str, ...]) -> list
     return dirs
 
 
-_INCLUDE_NAME = re.compile(rb'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
-
-
 def _search_dirs(args: list[str]) -> list[str]:
     """The include folders named in an argument list."""
     out = []
@@ -241,7 +238,7 @@ def _misresolved(
             except OSError:
                 lines[includer] = []
         row = inc.location.line - 1
-        m = _INCLUDE_NAME.match(lines[includer][row]) if 0 <= row < len(lines[includer]) else None
+        m = INCLUDE_LINE.match(lines[includer][row]) if 0 <= row < len(lines[includer]) else None
         if m is None:
             continue  # a computed include: nothing to compare with
         name = m.group(1).decode("utf-8", "replace")
@@ -659,7 +656,7 @@ def _guarded_includes(
     for n, line in enumerate(data.splitlines(), 1):
         if (raw, n) in include_map or b"include" not in line:
             continue
-        m = _INCLUDE_NAME.match(line)
+        m = INCLUDE_LINE.match(line)
         if m is None:
             continue
         name = m.group(1).decode("utf-8", "replace")
