@@ -112,7 +112,8 @@ FLAGS = [
         re.compile(
             r"(?<![\w-])(?P<v>--use_fast_math|-use_fast_math|--expt-relaxed-constexpr|"
             r"--expt-extended-lambda|--extended-lambda|-Xptxas|-Xcompiler|--ptxas-options|-lineinfo|"
-            r"--default-stream[= ]per-thread|-maxrregcount|-ccbin|--compiler-bindir|-restrict|--restrict)"
+            r"--default-stream[= ]per-thread|-maxrregcount|-ccbin|--compiler-bindir|--compiler-options|"
+            r"-restrict|--restrict)"
             r"(?![\w-])"
         ),
     ),
@@ -123,9 +124,10 @@ FLAGS = [
         ),
     ),
 ]
-# nvcc named as the compiler (`NVCC ?= nvcc`, `$(CUDA_PATH)/bin/nvcc`, `nvcc -c ...`)
+# nvcc named as the compiler (`NVCC ?= nvcc`, `$(CUDA_PATH)/bin/nvcc`, `nvcc -c ...`), or run
+# through the variable configure substitutes (UCC's Makefile.am: `$(NVCC) -c $< ...`)
 MAKE = [
-    ("compiler", re.compile(r"(?<![\w.-])(?P<v>nvcc)(?![\w.-])")),
+    ("compiler", re.compile(r"(?<![\w.-])(?P<v>nvcc)(?![\w.-])|(?P<w>\$[({]NVCC[)}])")),
     # .cu sources a Makefile lists or builds by pattern (`source = Main.cu io.cu`, `%.o: %.cu`,
     # `$(source:.cu=.o)`): they go to nvcc, and a HIP build must compile them with hipcc -x hip
     ("source", re.compile(r"(?<![\w./$(-])(?P<v>[\w./%-]+\.cu)(?=[\s)\\:=]|$)")),
