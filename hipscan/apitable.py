@@ -143,6 +143,28 @@ def _read_rows() -> list[tuple]:
     return out
 
 
+class HandMapping(NamedTuple):
+    """A HIP counterpart the HIPIFY tables lack (hand_mapped.csv): hipify leaves the name."""
+
+    hip_name: str
+    hip_added: str
+
+    @property
+    def hip_added_version(self) -> tuple[int, ...] | None:
+        return parse_version(self.hip_added)
+
+
+@cache
+def load_hand_mapped() -> dict[str, HandMapping]:
+    """CUDA names hipify leaves unchanged that HIP declares under another name, with the ROCm
+    release that added it (see hipscan/data/README.md)."""
+    text = resources.files("hipscan.data").joinpath("hand_mapped.csv").read_text(encoding="utf-8")
+    return {
+        row["cuda_name"]: HandMapping(row["hip_name"], row["hip_added"])
+        for row in csv.DictReader(text.splitlines())
+    }
+
+
 @cache
 def load_torch_renames() -> dict[str, str]:
     """Names PyTorch's build-time hipify (torch.utils.hipify) maps that the HIPIFY tables list

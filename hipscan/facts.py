@@ -105,7 +105,7 @@ class DeclFact:
     loc: Loc
     context: str
     kind: str  # var | field | param | template-param | typedef | enumerator | function (a prototype)
-    storage: tuple[str, ...] = ()  # shared | constant | managed | device | extern | static
+    storage: tuple[str, ...] = ()  # shared | constant | managed | device | extern | static | register
     array_dims: tuple[str, ...] = ()  # texts of each [N]
     init: str = ""  # initializer text, when short (<= 200 chars)
 

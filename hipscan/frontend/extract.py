@@ -138,6 +138,10 @@ TYPED_ARGUMENT_CALLEES = frozenset(
         "sincospi",
     }
 )
+# calls whose overload depends on the argument's type before any conversion: HIP declares
+# `__ffs`/`__ffsll` for the signed and the unsigned type each, CUDA for the signed one only, so an
+# argument of another integer type (`uint64_t` is `unsigned long`) converts to either: ambiguous
+WRITTEN_ARGUMENT_CALLEES = frozenset({"__ffs", "__ffsll"})
 DECL_KINDS = {
     K.VAR_DECL: "var",
     K.FIELD_DECL: "field",
@@ -802,11 +806,12 @@ class Extractor:
                 args = tuple(
                     b or u or self.spelled_text(a) for b, u, a in zip(spelled, args, arguments, strict=False)
                 )
-        arg_types = (
-            tuple(_argument_type(a) for a in arguments)
-            if member_of or (callee in TYPED_ARGUMENT_CALLEES and not self.declared_in_project(ref))
-            else ()
-        )
+        if callee in WRITTEN_ARGUMENT_CALLEES and not self.declared_in_project(ref):
+            arg_types = tuple(_written_type(a) for a in arguments)
+        elif member_of or (callee in TYPED_ARGUMENT_CALLEES and not self.declared_in_project(ref)):
+            arg_types = tuple(_argument_type(a) for a in arguments)
+        else:
+            arg_types = ()
         const_args = (
             tuple(i for i, a in enumerate(arguments) if evaluate_int(a) is not None)
             if callee in self.watched
@@ -976,6 +981,8 @@ class Extractor:
             storage.append("extern")
         elif sc == ci.StorageClass.STATIC:
             storage.append("static")
+        elif sc == ci.StorageClass.REGISTER:
+            storage.append("register")
         t = c.type if kind not in (K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL) else c.underlying_typedef_type
         if kind in (K.VAR_DECL, K.TEMPLATE_NON_TYPE_PARAMETER, K.PARM_DECL):
             self.flow.declare(c, t)
@@ -1737,6 +1744,16 @@ def _argument_type(a: ci.Cursor) -> str:
         if target is not None and target.kind in (K.FUNCTION_TEMPLATE, K.FUNCTION_DECL):
             return "function template"
     return t
+
+
+def _written_type(a: ci.Cursor) -> str:
+    """An argument's canonical type before the implicit conversion to the parameter's type."""
+    while a.kind == K.UNEXPOSED_EXPR:
+        kids = list(a.get_children())
+        if len(kids) != 1 or not kids[0].kind.is_expression():
+            break
+        a = kids[0]
+    return a.type.get_canonical().spelling
 
 
 def _qualified_at(toks: list, i: int, candidates: list[tuple[str, ...]]) -> list[str]:

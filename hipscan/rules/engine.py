@@ -168,7 +168,8 @@ class RuleSet:
         from hipscan.rules.matchers import api_status_applies
 
         status = spec.get("api_status")
-        rocm = OLDEST_ROCM if status == "hip-newer" else (99,)
+        # the oldest target where a status can only hold below some release
+        rocm = OLDEST_ROCM if status in ("hip-newer", "unsupported") else (99,)
         libraries, not_libraries = spec.get("library"), spec.get("not_library", ())
         kinds, skip_claimed = spec.get("api_kind"), spec.get("skip_claimed", True)
         claimed = self.claimed if skip_claimed else frozenset()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hipscan.analysis.smem import SharedBudget
-from hipscan.apitable import ApiEntry, parse_version
+from hipscan.apitable import ApiEntry, load_hand_mapped, parse_version
 from hipscan.exprtext import arg_identifier, int_value
 from hipscan.facts import (
     AsmFact,
@@ -757,8 +757,14 @@ def api_status_applies(status: str, e: ApiEntry, rocm: tuple[int, ...]) -> bool:
     """Whether table entry ``e`` has ``status`` for a port to ROCm version ``rocm``."""
     rocm = version_key(rocm)
     added = version_key(e.hip_added_version)
+    hand = load_hand_mapped().get(e.cuda_name)
+    by_hand = hand is not None and version_key(hand.hip_added_version or (0,)) <= rocm
+    if status == "hipify-unmapped":  # HIP has it under a name hipify does not know
+        return by_hand
+    if status == "roc-only":  # a roc* library twin only (MIOpen for cuDNN): hipify leaves it
+        return not e.hip_name and bool(e.roc_name) and not by_hand
     if status == "unsupported":
-        return e.no_hip_or_roc
+        return e.no_hip_or_roc and not by_hand
     if status == "cuda-deprecated":
         return bool(e.cuda_deprecated) and not e.cuda_removed
     if status == "cuda-removed":
@@ -794,16 +800,18 @@ def match_api(spec: MatchSpec, f: IdentFact, index: TUIndex, ctx) -> dict | None
         return None
     if not api_status_applies(spec.conds["api_status"], e, ctx.rocm_version):
         return None
-    replacement = e.hip_name or e.roc_name
+    hand = load_hand_mapped().get(f.name)
+    hip_name = e.hip_name or (hand.hip_name if hand else "")
+    replacement = hip_name or e.roc_name
     return {
         "match": f.name,
         "name": f.name,
-        "hip_name": e.hip_name,
+        "hip_name": hip_name,
         "roc_name": e.roc_name,
         "replacement": replacement or "none",
         "library": e.library,
         "api_kind": e.kind,
-        "hip_added": e.hip_added,
+        "hip_added": e.hip_added or (hand.hip_added if hand else ""),
         "hip_deprecated": e.hip_deprecated,
         "hip_removed": e.hip_removed,
         "hip_experimental": e.hip_experimental,

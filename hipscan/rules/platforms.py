@@ -7,12 +7,16 @@ branches are decided).
 
 So do findings in the branches a HIP build skips of a chain whose later branch it compiles as
 the working generic path: `#if __CUDA_ARCH__ >= 800` / `#else <generic code>`, `#ifdef
-PTX_AVAILABLE` (a macro defined only under `__CUDA_ARCH__`) / `#else <portable C++>`, `#if
-CUDA_VERSION >= 9000` / `#else __shfl_xor(...)`. The branch counts as generic when nvcc's device
-pass for the oldest NVIDIA GPU and toolkit takes it too and it holds a statement; host code in
-the `#else` of `#ifdef __CUDA_ARCH__` is not generic, nor an empty stub kernel (`#else
-__global__ void k(float *out) {}`), and a branch HIP skips without any branch to take keeps its
-findings (the code is then missing on AMD).
+PTX_AVAILABLE` (a macro defined only under `__CUDA_ARCH__`) / `#else <portable C++>`. The
+branch counts as generic when nvcc's device pass for the oldest NVIDIA GPU takes it too and it
+holds a statement; host code in the `#else` of `#ifdef __CUDA_ARCH__` is not generic, nor an
+empty stub kernel (`#else __global__ void k(float *out) {}`), and a branch HIP skips without any
+branch to take keeps its findings (the code is then missing on AMD). A toolkit or library version
+test (`#if CUDA_VERSION >= 12000` / `#else`) is no such choice: its older path is what a port
+most often rewrites or drops (legacy cuSPARSE and cuSOLVER calls, removed pointer-attribute
+fields), so its branches keep their findings, unless the skipped code is the taken code again
+(`#if CUDA_VERSION >= 9000` / `__shfl_xor_sync(mask, v, 16)` / `#else` / `__shfl_xor(v, 16)`) or
+only a hint; then the test itself is quiet as well.
 """
 
 from __future__ import annotations
@@ -89,9 +93,15 @@ class OffHipLines:
                 return _body(path, b.loc.line + 1, b.end_line, read_line)
 
             quiet = skipped_with_fallback(chain, hip, oldest, holds_code)
-            quiet += harmless_when_skipped(chain, hip, oldest, body)
-            for b in quiet:
+            harmless = harmless_when_skipped(chain, hip, oldest, body)
+            for b in quiet + harmless:
                 self.spans.setdefault(path, []).append((b.loc.line, b.end_line))
+            skipped = [b for b in chain if hip.takes(b.chain) is False]
+            if skipped and all(b in harmless for b in skipped):
+                # nothing the HIP build runs depends on the test (zfp's `#if CUDART_VERSION <
+                # 8000` / `#pragma unroll` / `#else` / `#pragma unroll N`): not its finding either
+                for b in chain:
+                    self.spans.setdefault(path, []).append((b.loc.line, b.loc.line + 1))
             lone = lone_branch_as_oldest(chain, hip, oldest, holds_code)
             if lone is not None:  # only the test itself: the body is what HIP compiles
                 self.spans.setdefault(path, []).append((lone.loc.line, lone.loc.line + 1))
@@ -118,6 +128,8 @@ def skipped_with_fallback(
         return []
     j = on_hip.index(True)
     fallback = chain[j]
+    if any(_VERSION_NAME.search(n) for b in chain[:j] for n in names_in(b.chain)):
+        return []  # a toolkit or library version test: the older path may use what HIP lacks
     if j == 0 or _takes(oldest, fallback.chain) is not True or not holds_code(fallback):
         return []
     return [b for b, v in zip(chain, on_hip, strict=True) if v is False]
@@ -139,7 +151,7 @@ def harmless_when_skipped(
     chain = sorted(chain, key=lambda b: b.loc.line)
     on_hip = [_takes(hip, b.chain) for b in chain]
     taken = next((b for b, v in zip(chain, on_hip, strict=True) if v is True), None)
-    taken_body = _ALIGN.sub("", body(taken)) if taken is not None else None
+    taken_body = _same_code(body(taken)) if taken is not None else None
     out = []
     for b, v in zip(chain, on_hip, strict=True):
         if v is not False:
@@ -147,7 +159,7 @@ def harmless_when_skipped(
         text = body(b)
         if not text:
             continue
-        if _HINTS_ONLY.fullmatch(text) or _ALIGN.sub("", text) == taken_body:
+        if _HINTS_ONLY.fullmatch(text) or _same_code(text) == taken_body:
             out.append(b)
         elif _SPECIALISATION.match(text) and _takes(oldest, b.chain) is False:
             out.append(b)  # the oldest NVIDIA GPU runs the primary template too
@@ -178,6 +190,18 @@ _VERSION_NAME = re.compile(r"_VER_|VERSION")
 # an alignment attribute: branches that differ only by one define the same thing on HIP, whose
 # headers define `__align__` (CuPy's `struct __align__(sizeof(T)*2) complex` / `struct complex`)
 _ALIGN = re.compile(r"\b(?:__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\)\s*")
+# a warp intrinsic's `_sync` form with its mask: the same operation as the mask-less form HIP
+# declares (`__shfl_xor_sync(mask, v, 16)` / `__shfl_xor(v, 16)`, apex's CUDA_VERSION >= 9000 arms)
+_SYNC_MASK = re.compile(
+    r"\b(__(?:shfl(?:_up|_down|_xor)?|any|all|ballot))_sync\s*\(\s*(?:[^(),]|\([^()]*\))+,\s*"
+)
+
+
+def _same_code(text: str) -> str:
+    """An arm's code with what HIP treats alike removed: alignment attributes, `_sync` masks."""
+    return _SYNC_MASK.sub(r"\1(", _ALIGN.sub("", text))
+
+
 # an arm that is one class template specialisation: `template<int N> struct Converter<bf16, N> {`
 _SPECIALISATION = re.compile(
     r"template\s*<[^{};]*>\s*(?:struct|class)\s+\w+\s*<[^{};]*>\s*(?::[^{};]*)?\{.*\}\s*;\s*\Z", re.S

@@ -60,6 +60,8 @@ API_STATUSES = (
     "hip-removed",  # removed from HIP at or before the target ROCm version
     "hip-experimental",  # experimental in HIP at the target ROCm version
     "hip-newer",  # HIP gained it after the target ROCm version
+    "hipify-unmapped",  # no HIPIFY mapping, but HIP has a counterpart (hand_mapped.csv)
+    "roc-only",  # no HIP name, a roc* library twin (MIOpen for cuDNN, rocBLAS for some cuBLAS)
 )
 
 ID_RE = re.compile(r"^HIP\d{3,4}$")
