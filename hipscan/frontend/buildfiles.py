@@ -312,6 +312,8 @@ def _make_arms(text: str, rel: str) -> list[BuildFact]:
                 out.append(BuildFact("cuda-arm", top.cond.strip(), Loc(rel, top.line, 1), "make", (end,)))
             if stack and top.builds:
                 stack[-1].builds = True
+            if stack and stack[-1].in_else and top.hip:
+                stack[-1].hip = True  # automake's `else` / `if BUILD_HIP_BACKEND`: a HIP twin
         elif stack and not stack[-1].in_else and pats["builds"].search(code):
             stack[-1].builds = True
     return out
