@@ -577,7 +577,9 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
         _guarded_includes(raw, fdata, include_map, included_files, searched[0], job, root)
     facts.files = sorted(v[0] for v in files.values())
     facts.inputs = sorted(inputs)
-    linkage = c_linkage_includes(tu, files, include_map, str(root))
+    # a C file's `#ifdef __cplusplus extern "C" {` is inactive where it is really compiled (by a
+    # C compiler), though this parse reads it as C++ (yaksa's back-end headers, C-only includers)
+    linkage = {} if path.suffix == ".c" else c_linkage_includes(tu, files, include_map, str(root))
     Extractor(tu, facts, files, watched, include_map, job.project_files, str(root), linkage).run()
     device_lines = _device_pass_lines(files)
     if device_lines:
