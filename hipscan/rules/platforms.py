@@ -151,7 +151,9 @@ def harmless_when_skipped(
     chain = sorted(chain, key=lambda b: b.loc.line)
     on_hip = [_takes(hip, b.chain) for b in chain]
     taken = next((b for b, v in zip(chain, on_hip, strict=True) if v is True), None)
-    taken_body = _same_code(body(taken)) if taken is not None else None
+    # a toolkit version test choosing a shuffle's `_sync` form: the mask-less form is HIP's own
+    versioned = any(_VERSION_NAME.search(n) for b in chain for n in names_in(b.chain))
+    taken_body = _same_code(body(taken), versioned) if taken is not None else None
     out = []
     for b, v in zip(chain, on_hip, strict=True):
         if v is not False:
@@ -159,7 +161,7 @@ def harmless_when_skipped(
         text = body(b)
         if not text:
             continue
-        if _HINTS_ONLY.fullmatch(text) or _same_code(text) == taken_body:
+        if _HINTS_ONLY.fullmatch(text) or _same_code(text, versioned) == taken_body:
             out.append(b)
         elif _SPECIALISATION.match(text) and _takes(oldest, b.chain) is False:
             out.append(b)  # the oldest NVIDIA GPU runs the primary template too
@@ -190,16 +192,17 @@ _VERSION_NAME = re.compile(r"_VER_|VERSION")
 # an alignment attribute: branches that differ only by one define the same thing on HIP, whose
 # headers define `__align__` (CuPy's `struct __align__(sizeof(T)*2) complex` / `struct complex`)
 _ALIGN = re.compile(r"\b(?:__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\)\s*")
-# a warp intrinsic's `_sync` form with its mask: the same operation as the mask-less form HIP
-# declares (`__shfl_xor_sync(mask, v, 16)` / `__shfl_xor(v, 16)`, apex's CUDA_VERSION >= 9000 arms)
-_SYNC_MASK = re.compile(
-    r"\b(__(?:shfl(?:_up|_down|_xor)?|any|all|ballot))_sync\s*\(\s*(?:[^(),]|\([^()]*\))+,\s*"
-)
+# a shuffle's `_sync` form with its mask: the same operation as the mask-less form HIP declares
+# (`__shfl_xor_sync(mask, v, 16)` / `__shfl_xor(v, 16)`, apex's CUDA_VERSION >= 9000 arms; not a
+# ballot, whose result is as wide as the wavefront either way)
+_SYNC_MASK = re.compile(r"\b(__shfl(?:_up|_down|_xor)?)_sync\s*\(\s*(?:[^(),]|\([^()]*\))+,\s*")
 
 
-def _same_code(text: str) -> str:
-    """An arm's code with what HIP treats alike removed: alignment attributes, `_sync` masks."""
-    return _SYNC_MASK.sub(r"\1(", _ALIGN.sub("", text))
+def _same_code(text: str, versioned: bool = False) -> str:
+    """An arm's code with what HIP treats alike removed: alignment attributes, and in a toolkit
+    version test the shuffles' `_sync` masks."""
+    text = _ALIGN.sub("", text)
+    return _SYNC_MASK.sub(r"\1(", text) if versioned else text
 
 
 # an arm that is one class template specialisation: `template<int N> struct Converter<bf16, N> {`
