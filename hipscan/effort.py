@@ -377,20 +377,29 @@ class EffortReport:
 # The model
 
 
-def _cuda_files(result: ScanResult) -> set[str]:
+def _cuda_files(result: ScanResult, outside: dict[str, list[tuple[int, int]]] | None = None) -> set[str]:
     """Files holding CUDA code: .cu/.cuh, or any device function (or its prototype), launch, CUDA
     identifier, asm, CUDA storage class or finding seen in them (a plain C++ file needs no translation; build
-    files have their own term). Bundled third-party trees are priced apart."""
+    files have their own term). Bundled third-party trees are priced apart. With ``outside``
+    (per file, an optional feature's line ranges), only code outside those ranges counts, and
+    findings do not."""
+
+    def where(items) -> set[str]:
+        if outside is None:
+            return {x.loc.path for x in items}
+        return {x.loc.path for x in items if not _in_ranges(outside.get(x.loc.path, []), x.loc.line)}
+
     paths = {f.path for f in result.files if f.path.endswith(CUDA_SUFFIXES)}
     for ff in result.facts:
-        paths.update(fn.loc.path for fn in ff.functions if fn.space != "host")
-        paths.update(x.loc.path for x in ff.launches)
-        paths.update(x.loc.path for x in ff.idents if not x.from_inactive_branch)
-        paths.update(x.loc.path for x in ff.asms)
-        paths.update(d.loc.path for d in ff.decls if d.storage and d.context != "host")
+        paths |= where(fn for fn in ff.functions if fn.space != "host")
+        paths |= where(ff.launches)
+        paths |= where(x for x in ff.idents if not x.from_inactive_branch)
+        paths |= where(ff.asms)
+        paths |= where(d for d in ff.decls if d.storage and d.context != "host")
         # a header declaring kernels or device functions (prototypes) is hipified too
-        paths.update(d.loc.path for d in ff.decls if d.kind == "function" and d.context in _DEVICE)
-    paths.update(f.path for f in result.findings)
+        paths |= where(d for d in ff.decls if d.kind == "function" and d.context in _DEVICE)
+    if outside is None:
+        paths.update(f.path for f in result.findings)
     vendored = getattr(result, "vendored", ())
     return {p for p in paths if not any(t.contains(p) for t in vendored)} - set(_build_files(result))
 
@@ -538,6 +547,7 @@ def estimate(
     files_with: dict[str, list[str]] = {}  # rule -> files holding it, in path order
     order = sorted(range(len(result.findings)), key=lambda i: result.findings[i].sort_key)
     by_index: dict[int, FindingEffort] = {}
+    required: set[str] = set()  # files with a finding outside an optional feature's branches
     for i in order:
         f = result.findings[i]
         n = seen[(f.rule, f.path)]
@@ -556,6 +566,8 @@ def estimate(
         if f.category in profile.optional_categories and _in_ranges(optional.get(f.path, []), f.line):
             factor *= profile.optional_factor
             adjusted["optional feature"] += 1
+        else:
+            required.add(f.path)
         if ported_build and f.category == "build-system":
             factor = 0.0  # the HIP build exists; the CUDA build keeps its own flags
             adjusted["HIP build exists"] += 1
@@ -568,6 +580,10 @@ def estimate(
 
     # Per file.
     cuda = _cuda_files(result)
+    # a file that is CUDA code only through an optional feature's findings (Caffe's cuDNN layers
+    # under USE_CUDNN) is translated at that feature's discount, as its findings are
+    by_code = _cuda_files(result, outside=optional)
+    optional_only = {f.path for f in result.findings} - required - by_code
     hip_build = list(getattr(result, "hip_build", ()))
     hip_arms = {e.path for e in hip_build if e.kind == "source"}
     calls = _renamed_calls(result)
@@ -592,6 +608,8 @@ def estimate(
                 "per_kloc": profile.translation_per_kloc.scale(lines.get(p, 0) / 1000),
                 "renamed_calls": profile.translation_per_call.scale(calls.get(p, 0)),
             }
+            if p in optional_only:
+                terms = {k: h.scale(profile.optional_factor) for k, h in terms.items()}
             entry.translation = total(terms.values())
             for k, h in terms.items():
                 tparts[k] += h.likely

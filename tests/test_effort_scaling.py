@@ -127,6 +127,21 @@ def test_library_behind_an_optional_switch_costs_less(tmp_path):
     assert report.adjusted == {"optional feature": 1}
 
 
+def test_file_that_is_cuda_only_through_an_optional_library_is_translated_at_its_discount(tmp_path):
+    """Caffe's cuDNN layers: a C++ file whose only CUDA-side code is cuDNN under USE_CUDNN."""
+    layer = "void setup(cudnnHandle_t *h) {\n  cudnnCreate(h);\n}\n"
+    files = {
+        "plain_layer.cpp": "#include <cudnn.h>\n" + layer,
+        "cudnn_layer.cpp": "#ifdef USE_CUDNN\n#include <cudnn.h>\n" + layer + "#endif\n",
+    }
+    result = scan([write(tmp_path, files)], config(tmp_path, defines=("USE_CUDNN",)))
+    rules = {(f.path, f.rule) for f in result.findings}
+    assert {("plain_layer.cpp", "HIP724"), ("cudnn_layer.cpp", "HIP724")} <= rules
+    per_file = {p: e.translation.likely for p, e in estimate(result).files.items()}
+    factor = load_profile().optional_factor
+    assert per_file["cudnn_layer.cpp"] == pytest.approx(per_file["plain_layer.cpp"] * factor, rel=0.2)
+
+
 def test_build_port_scales_with_build_files_and_libraries(tmp_path):
     _, result = sample_result(tmp_path)
     p = load_profile()
