@@ -671,7 +671,7 @@ def match_build(spec: MatchSpec, f: BuildFact, index: TUIndex, _opts) -> dict | 
     return {"match": f.value, "kind": f.kind, "value": f.value, "tool": f.tool}
 
 
-def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> dict | None:
+def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, ctx) -> dict | None:
     params = ", ".join(f.params)
     if not (
         _in(spec, "space", f.space)
@@ -695,6 +695,12 @@ def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, _opts) -> d
         )
         overload = next((o for o in others if other_re.search(o)), "")
         if not overload:
+            return None
+    libraries = spec.conds.get("api_library")
+    if libraries is not None:  # the project defines a name of the CUDA API itself
+        entry = ctx.table.get(f.name) if ctx is not None else None
+        # a name HIP has no counterpart for is the project's own shim, not an interposer
+        if entry is None or entry.library not in libraries or not entry.hip_name:
             return None
     used = spec.conds.get("used")
     # a header's operator may be used by translation units that do not carry its facts: only a

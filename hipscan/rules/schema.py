@@ -343,6 +343,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         # it is used: an unused one compiles); judged only for a definition in the unit's main
         # file, since a header's users may be other units
         "used": "bool",
+        # the defined function's name is an API-table name of one of these libraries with a HIP
+        # counterpart: the project defines (interposes) the CUDA API itself
+        "api_library": "strs",
     },
     "function_ref": {"name_regex": "regex"},  # a device function named as a value in host code
     # an error clang reports (or would report on instantiation) where nvcc accepts the code
