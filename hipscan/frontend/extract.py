@@ -981,8 +981,8 @@ class Extractor:
             storage.append("extern")
         elif sc == ci.StorageClass.STATIC:
             storage.append("static")
-        elif sc == ci.StorageClass.REGISTER:
-            storage.append("register")
+        elif sc == ci.StorageClass.REGISTER and not self.tu.spelling.endswith(".c"):
+            storage.append("register")  # (C keeps the storage class: a C unit's headers are C)
         t = c.type if kind not in (K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL) else c.underlying_typedef_type
         if kind in (K.VAR_DECL, K.TEMPLATE_NON_TYPE_PARAMETER, K.PARM_DECL):
             self.flow.declare(c, t)
