@@ -582,8 +582,9 @@ def estimate(
     cuda = _cuda_files(result)
     # a file that is CUDA code only through an optional feature's findings (Caffe's cuDNN layers
     # under USE_CUDNN) is translated at that feature's discount, as its findings are
-    by_code = _cuda_files(result, outside=optional)
-    optional_only = {f.path for f in result.findings} - required - by_code
+    optional_only: set[str] = set()
+    if optional:
+        optional_only = {f.path for f in result.findings} - required - _cuda_files(result, outside=optional)
     hip_build = list(getattr(result, "hip_build", ()))
     hip_arms = {e.path for e in hip_build if e.kind == "source"}
     calls = _renamed_calls(result)

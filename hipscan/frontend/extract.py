@@ -981,7 +981,7 @@ class Extractor:
             storage.append("extern")
         elif sc == ci.StorageClass.STATIC:
             storage.append("static")
-        elif sc == ci.StorageClass.REGISTER and not self.tu.spelling.endswith(".c"):
+        elif sc == ci.StorageClass.REGISTER and not compiled_as_c(self.tu.spelling):
             storage.append("register")  # (C keeps the storage class: a C unit's headers are C)
         t = c.type if kind not in (K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL) else c.underlying_typedef_type
         if kind in (K.VAR_DECL, K.TEMPLATE_NON_TYPE_PARAMETER, K.PARM_DECL):
@@ -1744,6 +1744,12 @@ def _argument_type(a: ci.Cursor) -> str:
         if target is not None and target.kind in (K.FUNCTION_TEMPLATE, K.FUNCTION_DECL):
             return "function template"
     return t
+
+
+def compiled_as_c(path: str) -> bool:
+    """A translation unit the project's build compiles as C, though the scan parses it as CUDA
+    C++: its `#ifdef __cplusplus` blocks and C++-only rules do not apply where it is built."""
+    return path.endswith(".c")
 
 
 def _written_type(a: ci.Cursor) -> str:

@@ -13,7 +13,7 @@ import clang.cindex as ci
 
 from hipscan.facts import FileFacts
 from hipscan.frontend.clang import KEEP_GOING, ParseSetup, pch_failed, skipped_ranges
-from hipscan.frontend.extract import Extractor, relpath, token_index
+from hipscan.frontend.extract import Extractor, compiled_as_c, relpath, token_index
 from hipscan.frontend.linkage import INCLUDE_LINE, c_linkage_includes
 from hipscan.frontend.tokens import COMMENT, DEVICE_PASS_MACROS, FileTokens, tokenize
 
@@ -579,7 +579,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     facts.inputs = sorted(inputs)
     # a C file's `#ifdef __cplusplus extern "C" {` is inactive where it is really compiled (by a
     # C compiler), though this parse reads it as C++ (yaksa's back-end headers, C-only includers)
-    linkage = {} if path.suffix == ".c" else c_linkage_includes(tu, files, include_map, str(root))
+    linkage = {} if compiled_as_c(str(path)) else c_linkage_includes(tu, files, include_map, str(root))
     Extractor(tu, facts, files, watched, include_map, job.project_files, str(root), linkage).run()
     device_lines = _device_pass_lines(files)
     if device_lines:

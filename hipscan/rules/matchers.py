@@ -763,13 +763,14 @@ def api_status_applies(status: str, e: ApiEntry, rocm: tuple[int, ...]) -> bool:
     """Whether table entry ``e`` has ``status`` for a port to ROCm version ``rocm``."""
     rocm = version_key(rocm)
     added = version_key(e.hip_added_version)
-    hand = load_hand_mapped().get(e.cuda_name)
-    by_hand = hand is not None and version_key(hand.hip_added_version or (0,)) <= rocm
-    if status == "hipify-unmapped":  # HIP has it under a name hipify does not know
-        return by_hand
-    if status == "roc-only":  # a roc* library twin only (MIOpen for cuDNN): hipify leaves it
-        return not e.hip_name and bool(e.roc_name) and not by_hand
-    if status == "unsupported":
+    if status in ("hipify-unmapped", "roc-only", "unsupported"):
+        # HIP has it under a name hipify does not know (hand_mapped.csv), from some release on
+        hand = load_hand_mapped().get(e.cuda_name)
+        by_hand = hand is not None and version_key(hand.hip_added_version or (0,)) <= rocm
+        if status == "hipify-unmapped":
+            return by_hand
+        if status == "roc-only":  # a roc* library twin only (MIOpen for cuDNN): hipify leaves it
+            return not e.hip_name and bool(e.roc_name) and not by_hand
         return e.no_hip_or_roc and not by_hand
     if status == "cuda-deprecated":
         return bool(e.cuda_deprecated) and not e.cuda_removed

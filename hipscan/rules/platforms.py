@@ -96,7 +96,7 @@ class OffHipLines:
             harmless = harmless_when_skipped(chain, hip, oldest, body)
             for b in quiet + harmless:
                 self.spans.setdefault(path, []).append((b.loc.line, b.end_line))
-            skipped = [b for b in chain if hip.takes(b.chain) is False]
+            skipped = [b for b in chain if _takes(hip, b.chain) is False]
             if skipped and all(b in harmless for b in skipped):
                 # nothing the HIP build runs depends on the test (zfp's `#if CUDART_VERSION <
                 # 8000` / `#pragma unroll` / `#else` / `#pragma unroll N`): not its finding either
@@ -128,7 +128,7 @@ def skipped_with_fallback(
         return []
     j = on_hip.index(True)
     fallback = chain[j]
-    if any(_VERSION_NAME.search(n) for b in chain[:j] for n in names_in(b.chain)):
+    if _version_test(chain[:j]):
         return []  # a toolkit or library version test: the older path may use what HIP lacks
     if j == 0 or _takes(oldest, fallback.chain) is not True or not holds_code(fallback):
         return []
@@ -152,7 +152,7 @@ def harmless_when_skipped(
     on_hip = [_takes(hip, b.chain) for b in chain]
     taken = next((b for b, v in zip(chain, on_hip, strict=True) if v is True), None)
     # a toolkit version test choosing a shuffle's `_sync` form: the mask-less form is HIP's own
-    versioned = any(_VERSION_NAME.search(n) for b in chain for n in names_in(b.chain))
+    versioned = _version_test(chain)
     taken_body = _same_code(body(taken), versioned) if taken is not None else None
     out = []
     for b, v in zip(chain, on_hip, strict=True):
@@ -181,7 +181,7 @@ def lone_branch_as_oldest(
     if len(chain) != 1:
         return None
     b = chain[0]
-    if any(_VERSION_NAME.search(n) for n in names_in(b.chain)):
+    if _version_test([b]):
         return None  # old toolkits' code may use APIs HIP lacks (cudaDeviceSetSharedMemConfig)
     if _takes(hip, b.chain) is True and _takes(oldest, b.chain) is True and holds_code(b):
         return b
@@ -189,6 +189,13 @@ def lone_branch_as_oldest(
 
 
 _VERSION_NAME = re.compile(r"_VER_|VERSION")
+
+
+def _version_test(branches: list[BranchFact]) -> bool:
+    """Whether the conditions selecting these branches test a toolkit or library version."""
+    return any(_VERSION_NAME.search(n) for b in branches for n in names_in(b.chain))
+
+
 # an alignment attribute: branches that differ only by one define the same thing on HIP, whose
 # headers define `__align__` (CuPy's `struct __align__(sizeof(T)*2) complex` / `struct complex`)
 _ALIGN = re.compile(r"\b(?:__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\)\s*")
