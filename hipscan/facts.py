@@ -363,7 +363,9 @@ class DiagnosticFact:
     errors are code nvcc accepts (its parser is more lenient), and the rule files list which.
     ``origin`` "clang" is clang's own diagnostic; "instantiation" is one hipscan states in clang's
     words where clang would report it only when instantiating a template the scan never
-    instantiates (``Dep<T>::f<N>(x)`` without ``template``)."""
+    instantiates (``Dep<T>::f<N>(x)`` without ``template``); "hip-types" one hipcc reports because
+    HIP's types differ from CUDA's where the parse against CUDA's accepts the code (a designated
+    initializer of a vector type, a class with constructors in HIP)."""
 
     text: str
     notes: tuple[str, ...]

@@ -92,6 +92,11 @@ _DECL_REF_EXPR = K.DECL_REF_EXPR.value
 _API_NAME = re.compile(r"^(cu|CU|nvrtc|NVRTC|nccl|NCCL|nvtx|nvml)[A-Za-z0-9]")
 _ARRAY_SUBSCRIPT_EXPR = K.ARRAY_SUBSCRIPT_EXPR.value
 _TEMPLATE_REF = K.TEMPLATE_REF.value
+_INIT_LIST_EXPR = K.INIT_LIST_EXPR.value
+_CXX_UNARY_EXPR = K.CXX_UNARY_EXPR.value
+# CUDA's vector types (and cuComplex, a float2/double2): aggregates in CUDA, classes with
+# constructors in HIP (HIP_vector_type)
+_VECTOR_TYPE = re.compile(r"^(?:struct )?(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]$")
 BINOP_KINDS = frozenset({K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR})
 ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="})
 CALLABLE_KINDS = frozenset(
@@ -517,6 +522,76 @@ class Extractor:
             )
         )
 
+    def designated_vector_init(self, c: ci.Cursor, fname: str) -> None:
+        """``float2 v = {.x = a, .y = b}`` (or a ``cuDoubleComplex`` returned as ``{.x = re, .y =
+        im}``): CUDA's vector types are aggregates, HIP's are classes with constructors, so hipcc
+        finds "no matching constructor". The parse against CUDA's types accepts it; the tokens
+        after the brace tell a designated initializer from a positional one."""
+        canonical = c.type.get_canonical().spelling
+        if not _VECTOR_TYPE.match(canonical):
+            return
+        where = self.loc(c)
+        if where is None:
+            return
+        loc, absname, off = where
+        data = self.files[absname][1].data
+        if data[off : off + 1] != b"{" or not data[off + 1 : off + 64].lstrip().startswith(b"."):
+            return
+        self.facts.clang_errors.append(
+            DiagnosticFact(
+                text=f"no matching constructor for initialization of '{c.type.spelling}'",
+                notes=(
+                    f"'{canonical}' is HIP_vector_type<...>: a class with constructors, not an aggregate",
+                ),
+                loc=loc,
+                function=fname,
+                origin="hip-types",
+            )
+        )
+
+    def dependent_type_in_sizeof(self, c: ci.Cursor, fname: str) -> None:
+        """``sizeof(T::param_type)`` in a template, where the project itself writes ``typename
+        T::param_type`` elsewhere in the file: clang parses the operand as a value and rejects it
+        once the template is instantiated ("missing 'typename'"), nvcc accepts it. The scan reads
+        template bodies uninstantiated, so the check is made here, in clang's words."""
+        kids = children(c)
+        if len(kids) != 1 or kids[0].kind != K.PAREN_EXPR:
+            return
+        inner = children(kids[0])
+        if len(inner) != 1 or inner[0]._kind_id != _DECL_REF_EXPR or inner[0].spelling:
+            return
+        scope = children(inner[0])
+        if len(scope) != 1 or scope[0].kind != K.TYPE_REF:
+            return
+        param = scope[0].referenced
+        if param is None or param.kind != K.TEMPLATE_TYPE_PARAMETER:
+            return
+        words = [t.spelling for t in inner[0].get_tokens()]
+        if len(words) != 3 or words[1] != "::":
+            return
+        where = self.loc(inner[0])
+        if where is None:
+            return
+        loc, absname, _ = where
+        typed = re.compile(
+            rb"\btypename\s+"
+            + re.escape(words[0].encode())
+            + rb"\s*::\s*"
+            + re.escape(words[2].encode())
+            + rb"\b"
+        )
+        if not typed.search(self.files[absname][1].data):
+            return
+        self.facts.clang_errors.append(
+            DiagnosticFact(
+                text=f"missing 'typename' prior to dependent type name '{words[0]}::{words[2]}'",
+                notes=(f"the file writes 'typename {words[0]}::{words[2]}' elsewhere: a type",),
+                loc=loc,
+                function=fname,
+                origin="instantiation",
+            )
+        )
+
     def _enclosing(self, rel: str, offset: int) -> str:
         """The function whose span holds ``offset`` (spans are recorded as the walk goes)."""
         best = ""
@@ -586,6 +661,10 @@ class Extractor:
                     self.folded_operands(c, space, fname, parents)
                 self.assignment(c, space, fname)
                 self.shared_opt_in(c, space, fname)
+            elif kid == _INIT_LIST_EXPR:
+                self.designated_vector_init(c, fname)
+            elif kid == _CXX_UNARY_EXPR:
+                self.dependent_type_in_sizeof(c, fname)
             kids = children(c)
             if kid in _BINOP_IDS and kids and kids[0]._kind_id == _DECL_REF_EXPR and not kids[0].spelling:
                 self.dependent_template(c, kids[0], fname)
