@@ -154,6 +154,9 @@ def scan(
     watched = ruleset.watched_identifiers | watch_strings(ruleset.watched_strings)
     for facts in collect(sources, config, watched, progress):
         inventory.add(facts)
+        for template in facts.templates:
+            if template not in result.config_stand_ins:
+                result.config_stand_ins.append(template)
         result.mode = facts.mode
         if facts.path != "<build files>":
             file_results[facts.path] = FileResult(

@@ -166,6 +166,14 @@ def scan(
             "defined (-U NAME scans without one)",
             err=True,
         )
+    if result.config_stand_ins:
+        first = result.config_stand_ins[0]
+        click.echo(
+            f"hipscan: note: {len(result.config_stand_ins)} config header(s) the build generates were "
+            f"read from their templates (e.g. {first}) with every option off; pass -I DIR for a "
+            "configured build's headers",
+            err=True,
+        )
     missing = missing_headers(result)
     if missing:
         header, where = missing[0]

@@ -431,6 +431,9 @@ class FileFacts:
     header_diagnostics: dict[str, list[str]] = field(default_factory=dict)
     header_error_counts: dict[str, int] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)  # project files whose facts this TU carries
+    # config-header templates (`config.h.in`) whose stand-ins the parse read in place of the header
+    # the build generates: they key the cache like the files the parse read
+    templates: list[str] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)  # every project file the parse read
     # per project file the parse read: which of its #if branches were active (a digest of the
     # skipped ranges, "" when none). A header's facts are taken once per distinct configuration.

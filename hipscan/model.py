@@ -96,6 +96,8 @@ class ScanResult:
     auto_defines: list[str] = field(default_factory=list)  # project CUDA switches the scan turned on
     # file -> feature switches its whole-contents guard needs, defined for its parse
     guard_defines: dict[str, list[str]] = field(default_factory=dict)
+    # config-header templates a parse read a stand-in of (the build generates the header)
+    config_stand_ins: list[str] = field(default_factory=list)
     vendored: list = field(default_factory=list)  # list[VendoredTree]: bundled trees left out
     hip_build: list = field(default_factory=list)  # list[HipEvidence]: signs of an existing HIP build
     rocm_version: tuple[int, ...] = ()  # the targeted ROCm release the scan was run for

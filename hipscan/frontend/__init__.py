@@ -11,9 +11,10 @@ from hipscan.frontend.archmacros import derived_macros
 from hipscan.frontend.buildfiles import load_compile_commands, scan_build_file
 from hipscan.frontend.cache import FactsCache
 from hipscan.frontend.clang import ParseSetup, clang_args, make_setup, setup_digest
+from hipscan.frontend.confighdr import MAX_TEMPLATE_BYTES, render
 from hipscan.frontend.discover import SourceSet, discover, header_index
 from hipscan.frontend.extract import relpath
-from hipscan.frontend.parse import ParseJob
+from hipscan.frontend.parse import ParseJob, read_source
 from hipscan.frontend.parse import parse_file as _parse_job
 from hipscan.frontend.pool import run_jobs
 
@@ -27,22 +28,32 @@ def parse_file(
     config = config or ScanConfig()
     setup = make_setup(config)
     path, root = Path(path).resolve(), Path(root).resolve()
-    project, index, device_macros = _project_context(discover([root], config.excludes))
+    project, index, device_macros, generated = _project_context(discover([root], config.excludes))
     job = ParseJob(
         str(path),
         str(root),
         project_files=project | {str(path)},
         header_index=index,
+        generated=generated,
         device_macros=device_macros,
     )
     return _parse_job(job, setup, watched, config.max_file_size)
 
 
-def _project_context(sources: SourceSet) -> tuple[frozenset[str], dict[str, tuple[str, ...]], frozenset[str]]:
+def _project_context(
+    sources: SourceSet,
+) -> tuple[frozenset[str], dict[str, tuple[str, ...]], frozenset[str], dict[str, tuple[str, str]]]:
     """What every parse of this tree shares: its files (which includes are project code), where
-    each header name lives, and the macros that mean "nvcc's device pass"."""
+    each header name lives, the macros that mean "nvcc's device pass", and stand-ins for the
+    config headers the build would generate (see confighdr)."""
     project = frozenset(str(p) for p in sources.project_files)
-    return project, header_index(sources.project_files), derived_macros(sorted(sources.project_files))
+    generated: dict[str, tuple[str, str]] = {}
+    for header, template in sorted(sources.config_templates.items()):
+        data, _why = read_source(template, MAX_TEMPLATE_BYTES)
+        if data is not None:
+            generated[str(header)] = (str(template), render(data))
+    index = header_index(sources.project_files | set(sources.config_templates))
+    return project, index, derived_macros(sorted(sources.project_files)), generated
 
 
 MAX_BLANKED = 32  # headers whose bodies a parse may blank
@@ -131,7 +142,9 @@ def collect(
         flags = load_compile_commands(Path(config.compile_commands), root)
     for path, names in config.file_defines:  # a file only ever compiled with these switches on
         flags[path] = flags.get(path, ()) + tuple(f"-D{n}" for n in names)
-    project, index, device_macros = _project_context(sources)  # the project set also keys the cache
+    project, index, device_macros, generated = _project_context(
+        sources
+    )  # the project set also keys the cache
     covered: set[tuple[str, str]] = set()  # (header, configuration) pairs some finished parse took
     owned: set[tuple[str, str]] = set()  # ... and those whose facts a result already handed out
     bodies: dict[str, tuple[tuple[int, int], ...]] = {}  # covered header -> blankable bodies
@@ -145,6 +158,7 @@ def collect(
                 args=flags.get(str(f), ()),
                 project_files=project,
                 header_index=index,
+                generated=generated,
                 device_macros=device_macros,
             )
             for f in files

@@ -120,7 +120,7 @@ class FactsCache:
         key = self._key(path, args)
         if key is None:
             return
-        inputs = {rel: self.file_hash(root / rel) for rel in facts.inputs}
+        inputs = {rel: self.file_hash(root / rel) for rel in (*facts.inputs, *facts.templates)}
         tmp = ""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)

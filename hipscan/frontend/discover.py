@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hipscan.frontend.confighdr import MAX_TEMPLATES, generated_path
+
 ALWAYS = frozenset({".cu", ".cuh"})
 MAYBE = frozenset({".h", ".hpp", ".hh", ".hxx", ".inl", ".cpp", ".cc", ".cxx", ".c++", ".c"})
 HEADERS = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl"})
@@ -39,6 +41,9 @@ class SourceSet:
     project_files: set[Path] = field(default_factory=set)  # every C/C++/CUDA file under the root
     build_files: list[Path] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
+    # config headers the build writes from a template (`config.h` from `config.h.in`) and the
+    # tree does not hold: generated path -> template
+    config_templates: dict[Path, Path] = field(default_factory=dict)
 
 
 def _excluded(rel: str, name: str, patterns: tuple[str, ...]) -> bool:
@@ -108,10 +113,14 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
             result.project_files.update(
                 Path(dirpath) / n for n in filenames if Path(n).suffix.lower() in HEADERS
             )
+            for n in filenames:
+                _config_template(result, Path(dirpath) / n)
     plain: list[Path] = []  # C/C++ files with no CUDA marker of their own
     for full in candidates:
         name = full.name
         suffix = full.suffix.lower()
+        if _config_template(result, full):
+            continue
         if name in BUILD_NAMES or name.startswith("Makefile") or name.endswith(BUILD_SUFFIXES):
             result.build_files.append(full)
             continue
@@ -132,6 +141,16 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
             plain.append(full)
     _through_includes(result, plain)
     return result
+
+
+def _config_template(result: SourceSet, path: Path) -> bool:
+    """Record a config-header template whose header the tree lacks; True for any template."""
+    generated = generated_path(path)
+    if generated is None:
+        return False
+    if not generated.exists() and len(result.config_templates) < MAX_TEMPLATES:
+        result.config_templates.setdefault(generated, path)
+    return True
 
 
 _QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)

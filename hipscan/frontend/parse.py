@@ -78,6 +78,8 @@ class ParseJob:
     # parsing cuda-samples' helper_*.h bodies in every file costs about 40% of its parse time
     blank_bodies: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     device_macros: frozenset[str] = DEVICE_PASS_MACROS  # true only in nvcc's device pass
+    # config headers the build would generate, absent from the tree: path -> (template, stand-in)
+    generated: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 _BLANKED: dict[tuple[str, tuple[tuple[int, int], ...]], str | None] = {}  # per worker process
@@ -489,7 +491,7 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
             )
             extra = [f"-I{d}" for d in extra_dirs] + [f"-I{d}" for d in learned]
             extra += prefix
-            unsaved = list(blanked)
+            unsaved = list(blanked) + [(g, text) for g, (_t, text) in job.generated.items()]
             if device:
                 extra += ["-include", DEVICE_HEADER]
                 unsaved.append((DEVICE_HEADER, DEVICE_PASS))
@@ -555,6 +557,10 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
         included = os.path.normpath(raw)
         included_files.add(included)
         src = inc.source.name if inc.source is not None else ""
+        if included in job.generated:
+            template = relpath(Path(job.generated[included][0]), root)
+            if template not in facts.templates:
+                facts.templates.append(template)
         if included in job.project_files:
             inc_rel = relpath(Path(included), root)
             inputs.add(inc_rel)
