@@ -49,6 +49,12 @@ QUALIFIED_USE = re.compile(rb"((?:[A-Za-z_]\w*[ \t]*::[ \t]*)+)([A-Za-z_]\w*)[ \
 # An unknown type name that reads as an integer type (`gko::uint32` from Ginkgo's generated
 # types header, `u32`, `index_type`): declared as an integer for the re-parse, so a
 # `static constexpr uint32 warp_size = 32` keeps its value for the warp-width analysis.
+# an enumerator of a CUDA library header the parse did not find (`CUBLAS_OP_T`,
+# `CUSPARSE_INDEX_32I`, `CUDA_R_16F`): an argument of a library call, which clang drops from the
+# AST with it, so its declaration is worth a re-parse
+LIBRARY_CONSTANT = re.compile(
+    r"^(?:CUBLAS|CUBLASLT|CUSPARSE|CUSOLVER|CUFFT|CURAND|CUDNN|NCCL|CUDA|CUTENSOR|NVJPEG|NPP)_[A-Z0-9_]+$"
+)
 INTEGER_TYPE_NAME = re.compile(
     r"(?i)^(u?int(8|16|32|64)?(_t)?|u?(8|16|32|64)|[su](8|16|32|64)|u(char|short|long|longlong)|"
     r"(index|size|offset|count|dim|lane|mask|word)(_?t|_?type)?)$"
@@ -401,6 +407,8 @@ def _recovery_declarations(
             decls[name] = f"template <class... A> __host__ __device__ int {name}(A...);"
         else:
             decls[name] = f"extern int {name};"
+            if LIBRARY_CONSTANT.match(name):
+                needed.add(name)
         if name in watched:
             needed.add(name)
     declared_spaces = (
