@@ -332,9 +332,13 @@ class RuleSet:
                 continue
             if rule.hip_compiled_only and off_hip.hip_skips(loc[:2]):
                 continue
-            roots = [r for r in getattr(fact, "related", ()) if r.role == "definition"]
+            related = getattr(fact, "related", ())
+            roots = [r for r in related if r.role == "definition"]
             if any((r.path, r.line) in off_hip for r in roots):
                 continue  # derived from a root the project defines per platform: already ported
+            uses = [r for r in related if r.role.startswith("argument")]
+            if uses and all((r.path, r.line) in off_hip for r in uses):
+                continue  # a value only code the HIP build leaves out uses (a `_sync` arm it skips)
             if options.hip_names and not options.hip_names.isdisjoint(_subjects(fact)):
                 continue  # the project's HIP build has its own definition of this name
             # once per chain/line/file among the findings that remain: a first hit quieted above

@@ -242,7 +242,9 @@ def _body(path: str, first: int, end: int, read_line: Callable[[str, int], str])
             code = read_line(path, line)
         except (OSError, IndexError, UnicodeDecodeError):
             return ""
-        code = _STRING.sub('""', code)  # a "//" inside a string starts no comment
+        # a "//" inside a string starts no comment; the string itself stays: arms that differ only
+        # in a literal (libCEED's NVRTC option "-arch=sm_" / "-arch=compute_") are not the same code
+        code = _STRING.sub(lambda m: m.group(0).replace("/", "\0"), code)
         code = re.sub(r"/\*.*?\*/", " ", code)
         if in_comment:
             if "*/" not in code:
