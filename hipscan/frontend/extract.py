@@ -407,6 +407,14 @@ class Extractor:
             return None
         return Loc(entry[0], line, col), name, off
 
+    def located(self, cursor: ci.Cursor) -> tuple[Loc, bytes, int] | None:
+        """The cursor's location in a project file, with that file's bytes and the offset."""
+        where = self.loc(cursor)
+        if where is None:
+            return None
+        loc, absname, off = where
+        return loc, self.files[absname][1].data, off
+
     @staticmethod
     def expansion_range(cursor: ci.Cursor) -> tuple[int, int, int, int]:
         """(file, start, file, end) of a cursor's expansion range: file pointers and offsets."""
@@ -530,11 +538,10 @@ class Extractor:
         canonical = c.type.get_canonical().spelling
         if not _VECTOR_TYPE.match(canonical):
             return
-        where = self.loc(c)
-        if where is None:
+        at = self.located(c)
+        if at is None:
             return
-        loc, absname, off = where
-        data = self.files[absname][1].data
+        loc, data, off = at
         if data[off : off + 1] != b"{" or not data[off + 1 : off + 64].lstrip().startswith(b"."):
             return
         self.facts.clang_errors.append(
@@ -569,18 +576,12 @@ class Extractor:
         words = [t.spelling for t in inner[0].get_tokens()]
         if len(words) != 3 or words[1] != "::":
             return
-        where = self.loc(inner[0])
-        if where is None:
+        at = self.located(inner[0])
+        if at is None:
             return
-        loc, absname, _ = where
-        typed = re.compile(
-            rb"\btypename\s+"
-            + re.escape(words[0].encode())
-            + rb"\s*::\s*"
-            + re.escape(words[2].encode())
-            + rb"\b"
-        )
-        if not typed.search(self.files[absname][1].data):
+        loc, data, _ = at
+        qualifier, member = (re.escape(w.encode()) for w in (words[0], words[2]))
+        if not re.search(rb"\btypename\s+" + qualifier + rb"\s*::\s*" + member + rb"\b", data):
             return
         self.facts.clang_errors.append(
             DiagnosticFact(
@@ -1172,11 +1173,10 @@ class Extractor:
             and not _shifted_one(value, c, parents)
         ):
             return
-        where = self.loc(c)
-        if where is None:
+        at = self.located(c)
+        if at is None:
             return
-        loc, absname, off = where
-        data = self.files[absname][1].data
+        loc, data, off = at
         m = NUMBER.match(data, off)
         spelling = m.group(0).decode("ascii", "replace") if m else str(value)
         macro, written = "", spelling
