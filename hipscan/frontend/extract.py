@@ -423,9 +423,20 @@ class Extractor:
 
     def text(self, cursor: ci.Cursor, limit: int = 400, within: tuple | None = None) -> str:
         """The cursor's source text; "" for an argument whose expansion is all of ``within``, the
-        call's: written inside a macro's body (`SHFL(v, 0)` for the mask of its `__shfl_sync`)."""
+        call's, and that is written inside a macro's body (`SHFL(v, 0)` for the mask of its
+        `__shfl_sync`). An argument of a call written inside a macro's argument
+        (`CHECK(cublasCaxpy(h, n, (float2 *)a, ...))`) is read where it is written."""
         f1, so, f2, eo = span = self.expansion_range(cursor)
-        if span == within or not f1 or f1 != f2 or eo <= so or eo - so > limit:
+        if span == within and f1:
+            ext = cursor.extent
+            g1, _, _, so = file_location_ptr(ext.start)
+            g2, _, _, eo = file_location_ptr(ext.end)
+            # a macro's argument is written after the macro's name, in the invocation; its body
+            # was written before, at the #define
+            if g1 != f1 or so <= span[1]:
+                return ""
+            f2 = g2
+        if not f1 or f1 != f2 or eo <= so or eo - so > limit:
             return ""
         entry = self.files.get(self._name(f1))
         if entry is None:
@@ -1000,6 +1011,7 @@ class Extractor:
         mask_typedef, mask_typedef_loc = "", None
         if name in MASK_ARGUMENT_CALLEES:
             mask_typedef, mask_typedef_loc = self.mask_typedef(None, name, kids[1:], [])
+        whole = self.expansion_range(c)  # a call written in a macro's argument: read its arguments there
         self.facts.calls.append(
             CallFact(
                 callee=name,
@@ -1007,7 +1019,7 @@ class Extractor:
                 loc=loc,
                 context=space,
                 function=fname,
-                args=tuple(self.text(a) for a in kids[1:]),
+                args=tuple(self.text(a, within=whole) for a in kids[1:]),
                 mask_typedef=mask_typedef,
                 mask_typedef_loc=mask_typedef_loc,
             )
