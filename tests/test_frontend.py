@@ -411,3 +411,15 @@ def test_a_call_through_a_vendor_alias_is_a_use_of_the_cuda_api(tmp_path):
     found = {(f.rule, f.path, f.line) for f in scan([tmp_path], ScanConfig(jobs=1, use_cache=False)).findings}
     assert ("HIP717", "rnn.cu", 5) in found  # no MIOpen twin: at the call
     assert not any(path == "rnn.cu" and line == 4 for _rule, path, line in found)  # a plain rename
+
+
+def test_unknown_name_found_inside_a_macro_argument():
+    # clang places the diagnostic at the macro (`CHECK(`); the recovery must see `cublasSdot(`
+    # and declare a function, not an int that breaks every call written the same way
+    from hipscan.frontend.parse import _name_at
+
+    rest = b"cublasErrcheck(cublasSdot(handle, n, x, 1, y, 1, &r));"
+    at = _name_at(rest, "cublasSdot")
+    assert rest[at:].startswith(b"cublasSdot(")
+    assert _name_at(b"cublasSdot(h)", "cublasSdot") == 0
+    assert _name_at(b"CHECK(mycublasSdot2(h))", "cublasSdot") == 0  # no whole word: as before

@@ -324,6 +324,16 @@ def _around(d: ci.Diagnostic, data_of: dict[str, bytes], project: frozenset[str]
     return data[max(0, at - 40) : at], data[at : at + 200]
 
 
+def _name_at(rest: bytes, name: str) -> int:
+    """Where the unknown name starts in the text from the diagnostic: there, or for a use inside
+    a macro's argument (`CHECK(cublasSdot(h, ...))`, located at the macro) its first occurrence."""
+    word = name.encode()
+    if rest.startswith(word):
+        return 0
+    m = re.search(rb"(?<![\w])" + re.escape(word) + rb"(?![\w])", rest)
+    return m.start() if m else 0
+
+
 def _before_declarator(before: bytes, rest: bytes) -> bool:
     """Whether the unknown name is followed by another name (a specifier), not `::`, `<`, `(`."""
     if re.search(rb"\btypedef\s+$|\busing\s+\w+\s*=\s*$", before):
@@ -397,7 +407,8 @@ def _recovery_declarations(
         if m.group(3):
             decls[name] = f"template <class... A> struct {name} {{}};"
             continue
-        after = rest[len(name) : len(name) + 64].lstrip()
+        at = _name_at(rest, name)
+        after = rest[at + len(name) : at + len(name) + 64].lstrip()
         if after.startswith(b"<<<"):
             needed.add(name)
             decls[name] = (
