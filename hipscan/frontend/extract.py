@@ -44,7 +44,7 @@ from hipscan.frontend.clang import (
     file_name,
 )
 from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens, tokenize
-from hipscan.frontend.uniform import block_step, guards_barrier, selects_uniform
+from hipscan.frontend.uniform import block_step, guards_barrier, lockstep_fold, selects_uniform
 from hipscan.frontend.warpflow import Flow
 
 K = ci.CursorKind
@@ -1267,6 +1267,7 @@ class Extractor:
                 callee_macro=callee_macro,
                 selects_uniform=role == "binop" and selects_uniform(c, parents, children, binary_operator),
                 block_step=role == "compare" and block_step(c, parents, children),
+                lockstep_fold=role == "compare" and value == 32 and lockstep_fold(c, parents, children),
                 guards_barrier=role == "compare" and guards_barrier(c, parents, children),
                 related=related,
             )

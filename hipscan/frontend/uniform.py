@@ -158,6 +158,60 @@ def block_step(
     return False
 
 
+def lockstep_fold(
+    literal: ci.Cursor,
+    parents: list[ci.Cursor],
+    children: Callable[[ci.Cursor], list[ci.Cursor]],
+) -> bool:
+    """True when ``literal`` sits in the condition of an `if` with no `else` whose body folds
+    values through `volatile` memory with no warp-synchronous call: `if (tid < 32) { s[tid] +=
+    s[tid + 32]; s[tid] += s[tid + 16]; ... }`, or a call of a helper that takes the buffer as
+    `volatile` and does the same (PyTorch3D's `WarpReduceMin`). That is the pre-Volta tail of a
+    block reduction: its 32 lanes run in lockstep inside one 64-lane wavefront as well, so the
+    code stays correct on AMD (ELPA's and PyTorch3D's ports kept it)."""
+    child = literal
+    for p in reversed(parents):
+        if p.kind == K.IF_STMT:
+            kids = children(p)
+            if len(kids) != 2 or kids[0] != child:
+                return False
+            body = kids[1]
+            if _warp_call(body, children):
+                return False
+            calls = _calls(body, children)
+            if calls:
+                return all(_volatile_helper(c, children) for c in calls)
+            return _volatile_store(body, children)
+        if not p.kind.is_expression():
+            return False
+        child = p
+    return False
+
+
+def _volatile_store(c: ci.Cursor, children) -> bool:
+    """Whether the statement stores through a `volatile` element (`s[tid] += s[tid + 16]`)."""
+    stack = [c]
+    while stack:
+        n = stack.pop()
+        if n.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+            lhs = children(n)[:1]
+            if lhs and lhs[0].kind == K.ARRAY_SUBSCRIPT_EXPR and "volatile" in lhs[0].type.spelling:
+                return True
+        stack.extend(children(n))
+    return False
+
+
+def _volatile_helper(call: ci.Cursor, children) -> bool:
+    """A call of a project helper that takes a `volatile` pointer and holds no warp call."""
+    ref = call.referenced
+    if ref is None:
+        return False
+    if not any("volatile" in a.type.spelling for a in ref.get_arguments() or ()):
+        return False
+    definition = ref.get_definition()
+    return definition is not None and not _warp_call(definition, children)
+
+
 def guards_barrier(
     literal: ci.Cursor,
     parents: list[ci.Cursor],

@@ -488,6 +488,8 @@ def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dic
         return None  # only hands a value every thread sees alike to more lanes
     if spec.conds.get("unless_block_step") and f.block_step:
         return None  # a block-wide tree-reduction step: a barrier follows, no warp code inside
+    if spec.conds.get("unless_lockstep_fold") and f.lockstep_fold:
+        return None  # a fold through volatile memory: in lockstep inside a 64-lane wavefront too
     if spec.conds.get("guards_barrier") and not f.guards_barrier:
         return None
     return {

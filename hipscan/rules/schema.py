@@ -250,6 +250,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "unless_selects_uniform": "bool",
         # quiet when the literal decides an `if` that is one step of a block-wide tree reduction
         "unless_block_step": "bool",
+        "unless_lockstep_fold": "bool",
         "guards_barrier": "bool",  # the comparison decides whether a block barrier runs
     },
     "member": {
