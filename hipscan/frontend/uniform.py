@@ -164,9 +164,9 @@ def lockstep_fold(
     children: Callable[[ci.Cursor], list[ci.Cursor]],
 ) -> bool:
     """True when ``literal`` sits in the condition of an `if` with no `else` whose body folds
-    values through `volatile` memory with no warp-synchronous call: `if (tid < 32) { s[tid] +=
-    s[tid + 32]; s[tid] += s[tid + 16]; ... }`, or a call of a helper that takes the buffer as
-    `volatile` and does the same (PyTorch3D's `WarpReduceMin`). That is the pre-Volta tail of a
+    values through `volatile` memory, or with `__syncwarp()` between the steps, and makes no other
+    warp-synchronous call: `if (tid < 32) { s[tid] += s[tid + 32]; s[tid] += s[tid + 16]; ... }`,
+    or a call of a helper that does the same (PyTorch3D's `WarpReduceMin`). That is the tail of a
     block reduction: its 32 lanes run in lockstep inside one 64-lane wavefront as well, so the
     code stays correct on AMD (ELPA's and PyTorch3D's ports kept it)."""
     child = literal
@@ -176,40 +176,44 @@ def lockstep_fold(
             if len(kids) != 2 or kids[0] != child:
                 return False
             body = kids[1]
-            if _warp_call(body, children):
+            if _warp_call(body, children, allow=_WARP_BARRIER):
                 return False
-            calls = _calls(body, children)
+            calls = [c for c in _calls(body, children) if c.spelling not in _WARP_BARRIER]
             if calls:
-                return all(_volatile_helper(c, children) for c in calls)
-            return _volatile_store(body, children)
+                return all(_lockstep_helper(c, children) for c in calls)
+            return _shared_store(body, children, volatile=not _warp_call(body, children))
         if not p.kind.is_expression():
             return False
         child = p
     return False
 
 
-def _volatile_store(c: ci.Cursor, children) -> bool:
-    """Whether the statement stores through a `volatile` element (`s[tid] += s[tid + 16]`)."""
+def _shared_store(c: ci.Cursor, children, volatile: bool) -> bool:
+    """Whether the statement stores to an element (`s[tid] += s[tid + 16]`, `s[tid].x += ...`):
+    through `volatile` memory, or ordered by `__syncwarp` when ``volatile`` is False."""
     stack = [c]
     while stack:
         n = stack.pop()
         if n.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
             lhs = children(n)[:1]
-            if lhs and lhs[0].kind == K.ARRAY_SUBSCRIPT_EXPR and "volatile" in lhs[0].type.spelling:
-                return True
+            if lhs and lhs[0].kind in (K.ARRAY_SUBSCRIPT_EXPR, K.MEMBER_REF_EXPR):
+                if not volatile or "volatile" in lhs[0].type.spelling:
+                    return True
         stack.extend(children(n))
     return False
 
 
-def _volatile_helper(call: ci.Cursor, children) -> bool:
-    """A call of a project helper that takes a `volatile` pointer and holds no warp call."""
+def _lockstep_helper(call: ci.Cursor, children) -> bool:
+    """A call of a project helper that folds an element buffer through `volatile` memory, or
+    with `__syncwarp` between its steps (PyTorch3D's `WarpReduceMin`), and makes no other warp
+    call."""
     ref = call.referenced
-    if ref is None:
+    definition = ref.get_definition() if ref is not None else None
+    if definition is None or _warp_call(definition, children, allow=_WARP_BARRIER):
         return False
-    if not any("volatile" in a.type.spelling for a in ref.get_arguments() or ()):
-        return False
-    definition = ref.get_definition()
-    return definition is not None and not _warp_call(definition, children)
+    volatile = any("volatile" in a.type.spelling for a in ref.get_arguments() or ())
+    synced = _warp_call(definition, children)
+    return (volatile or synced) and _shared_store(definition, children, volatile=not synced)
 
 
 def guards_barrier(
@@ -250,8 +254,13 @@ def _calls(c: ci.Cursor, children) -> list[ci.Cursor]:
     return out
 
 
-def _warp_call(c: ci.Cursor, children) -> bool:
-    return any(k.spelling.startswith(WARP_CALL_PREFIXES) for k in _calls(c, children))
+_WARP_BARRIER = frozenset({"__syncwarp"})
+
+
+def _warp_call(c: ci.Cursor, children, allow: frozenset[str] = frozenset()) -> bool:
+    return any(
+        k.spelling.startswith(WARP_CALL_PREFIXES) and k.spelling not in allow for k in _calls(c, children)
+    )
 
 
 def _barrier(stmt: ci.Cursor, children) -> bool:
