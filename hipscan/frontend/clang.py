@@ -144,6 +144,21 @@ FUNCTION_KINDS = frozenset(
 )
 
 
+_lib.clang_getNumOverloadedDecls.restype = ctypes.c_uint
+_lib.clang_getNumOverloadedDecls.argtypes = [ci.Cursor]
+
+
+def first_overload(ref: ci.Cursor) -> ci.Cursor | None:
+    """The first declaration an overloaded reference (a dependent call's callee) names."""
+    if not _lib.clang_getNumOverloadedDecls(ref):
+        return None
+    decl = _lib.clang_getOverloadedDecl(ref, 0)
+    if decl is None:
+        return None
+    decl._tu = ref._tu
+    return decl
+
+
 def binary_operator(cursor: ci.Cursor) -> str:
     """The operator of a BINARY_OPERATOR / COMPOUND_ASSIGNMENT_OPERATOR cursor."""
     return BINARY_OPERATORS.get(_lib.clang_getCursorBinaryOperatorKind(cursor), "")

@@ -42,6 +42,7 @@ from hipscan.frontend.clang import (
     expansion_offset,
     file_location_ptr,
     file_name,
+    first_overload,
 )
 from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens, tokenize
 from hipscan.frontend.uniform import block_step, guards_barrier, lockstep_fold, selects_uniform
@@ -236,20 +237,6 @@ def _instantiation(c: ci.Cursor) -> bool:
     if template is None or template.kind != K.FUNCTION_TEMPLATE:
         return False
     return template.location == c.location
-
-
-_lib.clang_getNumOverloadedDecls.restype = ctypes.c_uint
-_lib.clang_getNumOverloadedDecls.argtypes = [ci.Cursor]
-
-
-def _first_overload(ref: ci.Cursor) -> ci.Cursor | None:
-    if not _lib.clang_getNumOverloadedDecls(ref):
-        return None
-    decl = _lib.clang_getOverloadedDecl(ref, 0)
-    if decl is None:
-        return None
-    decl._tu = ref._tu
-    return decl
 
 
 def _shifted_one(value: int, literal: ci.Cursor, parents: list[ci.Cursor]) -> bool:
@@ -867,7 +854,7 @@ class Extractor:
                 member_of = _strip_type(base.type.spelling)
         ref = c.referenced
         if ref is None and target is not None and target.kind == K.OVERLOADED_DECL_REF:
-            ref = _first_overload(target)  # a dependent call: name its namespace from a candidate
+            ref = first_overload(target)  # a dependent call: name its namespace from a candidate
         if ref is not None and ref.kind not in CALLABLE_KINDS:
             return  # construction (often implicit, e.g. dim3 from an int) or a cast, not a call
         qual = (
@@ -1832,7 +1819,7 @@ def _argument_type(a: ci.Cursor) -> str:
     if t == "<dependent type>" and a.kind == K.DECL_REF_EXPR:
         target = a.referenced
         if target is not None and target.kind == K.OVERLOADED_DECL_REF:
-            target = _first_overload(target)
+            target = first_overload(target)
         if target is not None and target.kind in (K.FUNCTION_TEMPLATE, K.FUNCTION_DECL):
             return "function template"
     return t

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import clang.cindex as ci
 
-from hipscan.frontend.clang import FUNCTION_KINDS
+from hipscan.frontend.clang import FUNCTION_KINDS, first_overload
 
 K = ci.CursorKind
 
@@ -196,7 +196,9 @@ def _shared_store(c: ci.Cursor, children, volatile: bool) -> bool:
         n = stack.pop()
         if n.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
             lhs = children(n)[:1]
-            if lhs and lhs[0].kind in (K.ARRAY_SUBSCRIPT_EXPR, K.MEMBER_REF_EXPR):
+            while lhs and lhs[0].kind == K.MEMBER_REF_EXPR:  # `s[tid].x`: the element's own type
+                lhs = children(lhs[0])[:1]
+            if lhs and lhs[0].kind == K.ARRAY_SUBSCRIPT_EXPR:
                 if not volatile or "volatile" in lhs[0].type.spelling:
                     return True
         stack.extend(children(n))
@@ -207,11 +209,12 @@ def _lockstep_helper(call: ci.Cursor, children) -> bool:
     """A call of a project helper that folds an element buffer through `volatile` memory, or
     with `__syncwarp` between its steps (PyTorch3D's `WarpReduceMin`), and makes no other warp
     call."""
-    ref = call.referenced
+    ref = call.referenced or _template_callee(call, children)
     definition = ref.get_definition() if ref is not None else None
     if definition is None or _warp_call(definition, children, allow=_WARP_BARRIER):
         return False
-    volatile = any("volatile" in a.type.spelling for a in ref.get_arguments() or ())
+    params = [k for k in children(definition) if k.kind == K.PARM_DECL]
+    volatile = any("volatile" in a.type.spelling for a in params)
     synced = _warp_call(definition, children)
     return (volatile or synced) and _shared_store(definition, children, volatile=not synced)
 
@@ -252,6 +255,18 @@ def _calls(c: ci.Cursor, children) -> list[ci.Cursor]:
             out.append(n)
         stack.extend(children(n))
     return out
+
+
+def _template_callee(call: ci.Cursor, children) -> ci.Cursor | None:
+    """The function template a dependent call names (`warp_reduce<T, blk>(s)` inside a template)."""
+    kids = children(call)
+    head = kids[0] if kids else None
+    while head is not None and head.kind == K.UNEXPOSED_EXPR and children(head):
+        head = children(head)[0]
+    if head is None or head.kind != K.DECL_REF_EXPR:
+        return None
+    over = next((k for k in children(head) if k.kind == K.OVERLOADED_DECL_REF), None)
+    return first_overload(over) if over is not None else None
 
 
 _WARP_BARRIER = frozenset({"__syncwarp"})

@@ -411,7 +411,8 @@ class Flow:
     def _template_parameter(self, ref: ci.Cursor, arg: ci.Cursor) -> tuple[str, str]:
         """For `launch<32, 4, T>(...)`: the function template's name and the name of the template
         parameter this argument sets (`kNThreads`), also for a dependent call in a template."""
-        from hipscan.frontend.extract import _first_overload, _lib
+        from hipscan.frontend.clang import first_overload
+        from hipscan.frontend.extract import _lib
 
         kids = self.ex_children(ref)
         head = [k for k in kids if k._kind_id in (_OVERLOADED, _NAMESPACE_REF, _TEMPLATE_REF)]
@@ -422,7 +423,7 @@ class Flow:
         overloaded = next((k for k in head if k._kind_id == _OVERLOADED), None)
         if overloaded is not None:
             name = overloaded.spelling
-            template = _first_overload(overloaded)
+            template = first_overload(overloaded)
         else:
             target = ref.referenced
             if target is not None:
