@@ -169,23 +169,26 @@ def lockstep_fold(
     or a call of a helper that does the same (PyTorch3D's `WarpReduceMin`). That is the tail of a
     block reduction: its 32 lanes run in lockstep inside one 64-lane wavefront as well, so the
     code stays correct on AMD (ELPA's and PyTorch3D's ports kept it)."""
+    body = _if_body(literal, parents, children)
+    if body is None or _warp_call(body, children, allow=_WARP_BARRIER):
+        return False
+    calls = [c for c in _calls(body, children) if c.spelling not in _WARP_BARRIER]
+    if calls:
+        return all(_lockstep_helper(c, children) for c in calls)
+    return _shared_store(body, children, volatile=not _warp_call(body, children))
+
+
+def _if_body(literal: ci.Cursor, parents: list[ci.Cursor], children) -> ci.Cursor | None:
+    """The body of the `if` (with no `else`) whose condition holds ``literal``, else None."""
     child = literal
     for p in reversed(parents):
         if p.kind == K.IF_STMT:
             kids = children(p)
-            if len(kids) != 2 or kids[0] != child:
-                return False
-            body = kids[1]
-            if _warp_call(body, children, allow=_WARP_BARRIER):
-                return False
-            calls = [c for c in _calls(body, children) if c.spelling not in _WARP_BARRIER]
-            if calls:
-                return all(_lockstep_helper(c, children) for c in calls)
-            return _shared_store(body, children, volatile=not _warp_call(body, children))
+            return kids[1] if len(kids) == 2 and kids[0] == child else None
         if not p.kind.is_expression():
-            return False
+            return None
         child = p
-    return False
+    return None
 
 
 def _shared_store(c: ci.Cursor, children, volatile: bool) -> bool:
@@ -228,23 +231,15 @@ def guards_barrier(
     block-wide barrier (`if (offset > 16) __syncthreads();`): the barrier is skipped for the
     small steps, which then rely on a warp running in lockstep (TeaLeaf's and CloverLeaf's
     reduction templates)."""
-    child = literal
-    for p in reversed(parents):
-        if p.kind == K.IF_STMT:
-            kids = children(p)
-            if len(kids) != 2 or kids[0] != child:
-                return False
-            body = kids[1]
-            if body.kind == K.COMPOUND_STMT:
-                stmts = children(body)
-                if len(stmts) != 1:
-                    return False
-                body = stmts[0]
-            return _barrier(body, children)
-        if not p.kind.is_expression():
+    body = _if_body(literal, parents, children)
+    if body is None:
+        return False
+    if body.kind == K.COMPOUND_STMT:
+        stmts = children(body)
+        if len(stmts) != 1:
             return False
-        child = p
-    return False
+        body = stmts[0]
+    return _barrier(body, children)
 
 
 def _calls(c: ci.Cursor, children) -> list[ci.Cursor]:
