@@ -195,8 +195,9 @@ class LiteralFact:
     # in the condition of an `if` with no warp-synchronous call, followed by a block barrier: a step
     # of a block-wide tree reduction (hipscan.frontend.uniform.block_step)
     block_step: bool = False
-    # in the condition of an `if` whose body folds through `volatile` memory with no warp call
-    # (hipscan.frontend.uniform.lockstep_fold): lanes in lockstep in a 64-lane wavefront too
+    # in the condition of an `if` whose body folds through `volatile` memory, or with `__syncwarp`
+    # between its steps, and makes no other warp call (hipscan.frontend.uniform.lockstep_fold):
+    # lanes in lockstep in a 64-lane wavefront too
     lockstep_fold: bool = False
     # in the condition of an `if` whose only statement is a block barrier, with no `else`
     # (hipscan.frontend.uniform.guards_barrier): the barrier is skipped for some steps

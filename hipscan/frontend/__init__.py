@@ -142,9 +142,8 @@ def collect(
         flags = load_compile_commands(Path(config.compile_commands), root)
     for path, names in config.file_defines:  # a file only ever compiled with these switches on
         flags[path] = flags.get(path, ()) + tuple(f"-D{n}" for n in names)
-    project, index, device_macros, generated = _project_context(
-        sources
-    )  # the project set also keys the cache
+    # the project set also keys the cache
+    project, index, device_macros, generated = _project_context(sources)
     covered: set[tuple[str, str]] = set()  # (header, configuration) pairs some finished parse took
     owned: set[tuple[str, str]] = set()  # ... and those whose facts a result already handed out
     bodies: dict[str, tuple[tuple[int, int], ...]] = {}  # covered header -> blankable bodies

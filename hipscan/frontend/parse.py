@@ -46,15 +46,16 @@ NOT_FOUND = re.compile(r"'([^']+)' file not found")
 # A name used through an unknown namespace (`thrust::complex<double>` with Thrust's headers
 # absent): the chain and what follows it, which says what the last name is.
 QUALIFIED_USE = re.compile(rb"((?:[A-Za-z_]\w*[ \t]*::[ \t]*)+)([A-Za-z_]\w*)[ \t]*(<|\(|[A-Za-z_*&]?)")
-# An unknown type name that reads as an integer type (`gko::uint32` from Ginkgo's generated
-# types header, `u32`, `index_type`): declared as an integer for the re-parse, so a
-# `static constexpr uint32 warp_size = 32` keeps its value for the warp-width analysis.
-# an enumerator of a CUDA library header the parse did not find (`CUBLAS_OP_T`,
+# An enumerator of a CUDA library header the parse did not find (`CUBLAS_OP_T`,
 # `CUSPARSE_INDEX_32I`, `CUDA_R_16F`): an argument of a library call, which clang drops from the
-# AST with it, so its declaration is worth a re-parse
+# AST with it, so its declaration is worth a re-parse. (The workers do not load the API table:
+# the libraries' enumerator prefixes stand for it.)
 LIBRARY_CONSTANT = re.compile(
     r"^(?:CUBLAS|CUBLASLT|CUSPARSE|CUSOLVER|CUFFT|CURAND|CUDNN|NCCL|CUDA|CUTENSOR|NVJPEG|NPP)_[A-Z0-9_]+$"
 )
+# An unknown type name that reads as an integer type (`gko::uint32` from Ginkgo's generated
+# types header, `u32`, `index_type`): declared as an integer for the re-parse, so a
+# `static constexpr uint32 warp_size = 32` keeps its value for the warp-width analysis.
 INTEGER_TYPE_NAME = re.compile(
     r"(?i)^(u?int(8|16|32|64)?(_t)?|u?(8|16|32|64)|[su](8|16|32|64)|u(char|short|long|longlong)|"
     r"(index|size|offset|count|dim|lane|mask|word)(_?t|_?type)?)$"

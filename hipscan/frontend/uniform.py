@@ -170,12 +170,16 @@ def lockstep_fold(
     block reduction: its 32 lanes run in lockstep inside one 64-lane wavefront as well, so the
     code stays correct on AMD (ELPA's and PyTorch3D's ports kept it)."""
     body = _if_body(literal, parents, children)
-    if body is None or _warp_call(body, children, allow=_WARP_BARRIER):
+    if body is None:
         return False
-    calls = [c for c in _calls(body, children) if c.spelling not in _WARP_BARRIER]
-    if calls:
-        return all(_lockstep_helper(c, children) for c in calls)
-    return _shared_store(body, children, volatile=not _warp_call(body, children))
+    calls = _calls(body, children)
+    warp = _warp_names(calls)
+    if warp - _WARP_BARRIER:
+        return False
+    helpers = [c for c in calls if c.spelling not in _WARP_BARRIER]
+    if helpers:
+        return all(_lockstep_helper(c, children) for c in helpers)
+    return _shared_store(body, children, need_volatile=not warp)
 
 
 def _if_body(literal: ci.Cursor, parents: list[ci.Cursor], children) -> ci.Cursor | None:
@@ -191,9 +195,9 @@ def _if_body(literal: ci.Cursor, parents: list[ci.Cursor], children) -> ci.Curso
     return None
 
 
-def _shared_store(c: ci.Cursor, children, volatile: bool) -> bool:
-    """Whether the statement stores to an element (`s[tid] += s[tid + 16]`, `s[tid].x += ...`):
-    through `volatile` memory, or ordered by `__syncwarp` when ``volatile`` is False."""
+def _shared_store(c: ci.Cursor, children, need_volatile: bool) -> bool:
+    """Whether the statement stores to an element (`s[tid] += s[tid + 16]`, `s[tid].x += ...`),
+    through `volatile` memory when ``need_volatile`` (no `__syncwarp` orders the steps)."""
     stack = [c]
     while stack:
         n = stack.pop()
@@ -202,7 +206,7 @@ def _shared_store(c: ci.Cursor, children, volatile: bool) -> bool:
             while lhs and lhs[0].kind == K.MEMBER_REF_EXPR:  # `s[tid].x`: the element's own type
                 lhs = children(lhs[0])[:1]
             if lhs and lhs[0].kind == K.ARRAY_SUBSCRIPT_EXPR:
-                if not volatile or "volatile" in lhs[0].type.spelling:
+                if not need_volatile or "volatile" in lhs[0].type.spelling:
                     return True
         stack.extend(children(n))
     return False
@@ -214,12 +218,14 @@ def _lockstep_helper(call: ci.Cursor, children) -> bool:
     call."""
     ref = call.referenced or _template_callee(call, children)
     definition = ref.get_definition() if ref is not None else None
-    if definition is None or _warp_call(definition, children, allow=_WARP_BARRIER):
+    if definition is None:
+        return False
+    synced = _warp_names(_calls(definition, children))
+    if synced - _WARP_BARRIER:
         return False
     params = [k for k in children(definition) if k.kind == K.PARM_DECL]
     volatile = any("volatile" in a.type.spelling for a in params)
-    synced = _warp_call(definition, children)
-    return (volatile or synced) and _shared_store(definition, children, volatile=not synced)
+    return (volatile or bool(synced)) and _shared_store(definition, children, need_volatile=not synced)
 
 
 def guards_barrier(
@@ -267,10 +273,13 @@ def _template_callee(call: ci.Cursor, children) -> ci.Cursor | None:
 _WARP_BARRIER = frozenset({"__syncwarp"})
 
 
-def _warp_call(c: ci.Cursor, children, allow: frozenset[str] = frozenset()) -> bool:
-    return any(
-        k.spelling.startswith(WARP_CALL_PREFIXES) and k.spelling not in allow for k in _calls(c, children)
-    )
+def _warp_names(calls: list[ci.Cursor]) -> set[str]:
+    """The warp-synchronous callees among ``calls``."""
+    return {k.spelling for k in calls if k.spelling.startswith(WARP_CALL_PREFIXES)}
+
+
+def _warp_call(c: ci.Cursor, children) -> bool:
+    return bool(_warp_names(_calls(c, children)))
 
 
 def _barrier(stmt: ci.Cursor, children) -> bool:

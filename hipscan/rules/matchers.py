@@ -489,7 +489,7 @@ def match_literal(spec: MatchSpec, f: LiteralFact, index: TUIndex, _opts) -> dic
     if spec.conds.get("unless_block_step") and f.block_step:
         return None  # a block-wide tree-reduction step: a barrier follows, no warp code inside
     if spec.conds.get("unless_lockstep_fold") and f.lockstep_fold:
-        return None  # a fold through volatile memory: in lockstep inside a 64-lane wavefront too
+        return None  # a warp tail folding through shared memory: in lockstep inside a 64-lane wavefront
     if spec.conds.get("guards_barrier") and not f.guards_barrier:
         return None
     return {
