@@ -355,6 +355,11 @@ def main() -> int:
     ap.add_argument(
         "--misses", action="store_true", help="list every missed edit and reported left-alone construct"
     )
+    ap.add_argument(
+        "--rocm-version",
+        metavar="X.Y",
+        help="scan every code base for this ROCm release (default: hipscan's)",
+    )
     ap.add_argument("--markdown", action="store_true", help="tables as Markdown")
     ap.add_argument("--save", type=Path, help="write every label's outcome to this JSON file")
     ap.add_argument(
@@ -382,6 +387,8 @@ def main() -> int:
             if args.scans:
                 args.scans.mkdir(parents=True, exist_ok=True)
             extra = codebases[name].scan_args if name in codebases else ()
+            if args.rocm_version:
+                extra = (*extra, "--rocm-version", args.rocm_version)
             findings = (
                 read_findings(out) if args.reuse and out.exists() else scan(folder, args.jobs, out, extra)
             )

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hipscan.analysis.smem import SharedBudget
-from hipscan.apitable import ApiEntry, load_hand_mapped, parse_version
+from hipscan.apitable import ApiEntry, load_default_args, load_hand_mapped, parse_version
 from hipscan.exprtext import arg_identifier, int_value
 from hipscan.facts import (
     AsmFact,
@@ -314,7 +314,7 @@ def _in(spec: MatchSpec, key: str, value: Any) -> bool:
 # ---- per-fact matchers ---------------------------------------------------------------------
 
 
-def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | None:
+def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, ctx) -> dict | None:
     args = f.args
     while args and not args[-1]:  # default arguments have no source text
         args = args[:-1]
@@ -349,6 +349,13 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
         spec.conds.get("arg"), args, index, f.arg_types, f.const_args, f.function, f.operand_types, f.loc
     ):
         return None
+    short = None
+    if spec.conds.get("hip_needs_more_args"):
+        short = load_default_args().get(f.callee)
+        if short is None or not short.cuda_min_args <= len(args) < short.hip_min_args:
+            return None
+        if short.fixed_in and version_key(ctx.rocm_version) >= version_key(parse_version(short.fixed_in)):
+            return None
     p = {
         "match": f.callee,
         "callee": f.callee,
@@ -357,6 +364,9 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, _opts) -> dict | No
         "arg_count": str(len(args)),
         "member_of": f.member_of,
         "result_type": f.result_type,
+        "hip_name": short.hip_name if short else "",
+        "hip_min_args": str(short.hip_min_args) if short else "",
+        "fixed_in": short.fixed_in if short else "",
     }
     for i in range(10):
         p[f"arg{i}"] = args[i] if i < len(args) else ""
