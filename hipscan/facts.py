@@ -138,6 +138,9 @@ class IdentFact:
     function: str
     from_inactive_branch: bool = False
     in_directive: bool = False  # on a preprocessor directive's lines (`#if`, `#define`)
+    # the name is pasted by a project macro (`GPU_PREFIX(Malloc)`, `#define GPU_PREFIX(x)
+    # cuda##x`): the prefix it pastes, "" for a name written out
+    pasted: str = ""
 
 
 STRING_MARK = '"'  # no identifier starts with a quote

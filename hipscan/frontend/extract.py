@@ -91,6 +91,8 @@ _DECL_REF_EXPR = K.DECL_REF_EXPR.value
 # names of the CUDA runtime, driver and library APIs (not language builtins such as warpSize):
 # what a vendor layer's alias macro may stand for
 _API_NAME = re.compile(r"^(cu|CU|nvrtc|NVRTC|nccl|NCCL|nvtx|nvml)[A-Za-z0-9]")
+# the prefixes a vendor layer pastes onto API names (`cuda##x`, `cublas##x`, `CU##x`)
+_PASTED_PREFIX = re.compile(r"cuda|cu|CU|CUDA|cublas|cusparse|cusolver|cufft|curand|nvrtc")
 _ARRAY_SUBSCRIPT_EXPR = K.ARRAY_SUBSCRIPT_EXPR.value
 _TEMPLATE_REF = K.TEMPLATE_REF.value
 _INIT_LIST_EXPR = K.INIT_LIST_EXPR.value
@@ -361,6 +363,8 @@ class Extractor:
         self._names: dict[int, str] = {0: ""}  # CXFile pointer -> name, converted once
         self._macros: dict[str, ci.Cursor] | None = None  # project macro definitions, on demand
         self._aliases: dict[str, str | None] = {}  # project macro -> the CUDA API name it stands for
+        # project macro -> (prefix it pastes, index of the argument pasted) or None
+        self._pastes: dict[str, tuple[str, int] | None] = {}
         self._body_calls: dict[tuple[str, int, str], int] = {}  # calls seen per macro expansion
         # project headers this TU does not carry, tokenized on demand for the macro bodies they
         # define (CUDA_SET_SHARED_MEMORY_LIMIT in ggml's common.cuh, used in softmax.cu)
@@ -1325,6 +1329,67 @@ class Extractor:
             return [alias] if alias else []
         return []
 
+    def pasted_name(self, toks, idx: int) -> tuple[str, str] | None:
+        """The CUDA name a use of a prefix-pasting project macro builds, with the prefix
+        (`GPU_PREFIX(PointerAttributes)` -> `cudaPointerAttributes`, "cuda"); None otherwise. The
+        pasted argument must be one identifier. Every such use is kept (they are few): the rules
+        look the name up."""
+        paste = self.paste_macro(toks[idx].text)
+        if paste is None or idx + 1 >= len(toks) or toks[idx + 1].text != "(":
+            return None
+        prefix, which = paste
+        depth, arg, start = 0, 0, idx + 2
+        for j in range(idx + 1, min(len(toks), idx + 200)):
+            t = toks[j].text
+            if t in "([{":
+                depth += 1
+            elif t in ")]}" or (t == "," and depth == 1):
+                if depth == 1 and arg == which:
+                    if j - start == 1 and toks[start].kind == IDENT:
+                        return prefix + toks[start].text, prefix
+                    return None
+                if t == ",":
+                    arg, start = arg + 1, j + 1
+                else:
+                    depth -= 1
+                    if depth == 0:
+                        return None
+        return None
+
+    def paste_macro(self, name: str) -> tuple[str, int] | None:
+        """(prefix, parameter index) for a project macro that pastes a CUDA prefix onto one of its
+        parameters (`#define GPU_PREFIX(x) cuda##x`), directly or through another such macro
+        (`#define CALL_DEVICE_API(f, args) GPU_PREFIX(f) args`); else None."""
+        if name in self._pastes:
+            return self._pastes[name]
+        self._pastes[name] = None  # (a macro naming itself)
+        found = None
+        definition = self.macro_definition(name) if name[:1].isalpha() or name[:1] == "_" else None
+        if definition is not None:
+            toks = [t.spelling for t in definition.get_tokens()]
+            if len(toks) > 3 and toks[1] == "(" and ")" in toks:
+                close = toks.index(")")
+                params = [t for t in toks[2:close] if t != ","]
+                body = toks[close + 1 :]
+                for i, t in enumerate(body):
+                    if t == "##" and 0 < i < len(body) - 1 and _PASTED_PREFIX.fullmatch(body[i - 1]):
+                        if body[i + 1] in params and (i < 2 or body[i - 2] != "##"):
+                            found = (body[i - 1], params.index(body[i + 1]))
+                            break
+                    if (
+                        i + 3 < len(body)
+                        and body[i + 1] == "("
+                        and body[i + 2] in params
+                        and body[i + 3] in (")", ",")
+                        and t != name
+                    ):
+                        inner = self.paste_macro(t)
+                        if inner is not None and inner[1] == 0:
+                            found = (inner[0], params.index(body[i + 2]))
+                            break
+        self._pastes[name] = found
+        return found
+
     def api_alias(self, name: str) -> str | None:
         """The watched CUDA API name a project macro stands for, when its whole body is that one
         name (`#define gpuMemcpy cudaMemcpy`, jaxlib's vendor.h and the like); else None."""
@@ -1665,6 +1730,23 @@ class Extractor:
                 if skipped and not device_pass:
                     continue
                 names = self.ident_names(toks, idx, in_directive) if t.kind == IDENT else []
+                pasted = (
+                    self.pasted_name(toks, idx)
+                    if t.kind == IDENT and not names and not in_directive(t.offset)
+                    else None
+                )
+                if pasted is not None:
+                    sp, nm = context(t.offset)
+                    self.facts.idents.append(
+                        IdentFact(
+                            name=pasted[0],
+                            loc=Loc(rel, t.line, t.column),
+                            context=sp,
+                            function=nm,
+                            from_inactive_branch=skipped,
+                            pasted=pasted[1],
+                        )
+                    )
                 if names:
                     for name in names:
                         sp, nm = context(t.offset)

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from hipscan.analysis.smem import SharedBudget
-from hipscan.apitable import ApiEntry, load_default_args, load_hand_mapped, parse_version
+from hipscan.apitable import (
+    ApiEntry,
+    load_default_args,
+    load_hand_mapped,
+    load_paste_missing,
+    parse_version,
+)
 from hipscan.exprtext import arg_identifier, int_value
 from hipscan.facts import (
     AsmFact,
@@ -464,7 +470,7 @@ def match_decl(spec: MatchSpec, f: DeclFact, index: TUIndex, ctx) -> dict | None
 
 
 def match_ident(spec: MatchSpec, f: IdentFact, index: TUIndex, _opts) -> dict | None:
-    if not _in(spec, "name", f.name):
+    if f.pasted or not _in(spec, "name", f.name):
         return None
     if (f.loc.path, f.loc.line, f.loc.column) in index.declaration_sites:
         return None  # the project declaring the name (e.g. re-declaring a driver enum), not a use
@@ -784,6 +790,8 @@ def api_status_applies(status: str, e: ApiEntry, rocm: tuple[int, ...]) -> bool:
         if status == "roc-only":  # a roc* library twin only (MIOpen for cuDNN): hipify leaves it
             return not e.hip_name and bool(e.roc_name) and not by_hand
         return e.no_hip_or_roc and not by_hand
+    if status == "paste-renamed":
+        return False  # a property of the use, not of the entry (match_api tests it)
     if status == "cuda-deprecated":
         return bool(e.cuda_deprecated) and not e.cuda_removed
     if status == "cuda-removed":
@@ -811,13 +819,24 @@ def match_api(spec: MatchSpec, f: IdentFact, index: TUIndex, ctx) -> dict | None
         return None
     if f.name in index.declared:  # the project defines this name itself: not a CUDA API use
         return None
+    pasted_hip = ""
+    if spec.conds["api_status"] == "paste-renamed":
+        # the macro's HIP arm pastes HIP's prefix (cuda/cu -> hip, CUDA/CU -> HIP): reported where
+        # that builds a name HIP does not declare (HIP's own name being another one)
+        if not f.pasted or not e.hip_name or f.pasted not in ("cuda", "CUDA", "cu", "CU"):
+            return None
+        pasted_hip = ("HIP" if f.pasted.isupper() else "hip") + f.name[len(f.pasted) :]
+        if pasted_hip == e.hip_name or pasted_hip not in load_paste_missing():
+            return None
+    elif f.pasted:
+        return None
     if not (
         _in(spec, "library", e.library)
         and _in(spec, "api_kind", e.kind)
         and e.library not in spec.conds.get("not_library", ())
     ):
         return None
-    if not api_status_applies(spec.conds["api_status"], e, ctx.rocm_version):
+    if not pasted_hip and not api_status_applies(spec.conds["api_status"], e, ctx.rocm_version):
         return None
     hand = load_hand_mapped().get(f.name)
     hip_name = e.hip_name or (hand.hip_name if hand else "")
@@ -836,6 +855,7 @@ def match_api(spec: MatchSpec, f: IdentFact, index: TUIndex, ctx) -> dict | None
         "hip_experimental": e.hip_experimental,
         "cuda_deprecated": e.cuda_deprecated,
         "cuda_removed": e.cuda_removed,
+        "pasted_hip": pasted_hip,
         # the HIPIFY tables give cuDNN's and cuTENSOR's own release numbers, the others CUDA's
         "versioned_by": _VERSIONED_BY.get(e.library, "CUDA"),
         "rocm_version": ".".join(map(str, ctx.rocm_version)),

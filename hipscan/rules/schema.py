@@ -62,6 +62,9 @@ API_STATUSES = (
     "hip-newer",  # HIP gained it after the target ROCm version
     "hipify-unmapped",  # no HIPIFY mapping, but HIP has a counterpart (hand_mapped.csv)
     "roc-only",  # no HIP name, a roc* library twin (MIOpen for cuDNN, rocBLAS for some cuBLAS)
+    # a name a project macro pastes (`GPU_PREFIX(PointerAttributes)`) whose HIP name is not the
+    # pasted suffix behind the HIP prefix (`hipPointerAttribute_t`)
+    "paste-renamed",
 )
 
 ID_RE = re.compile(r"^HIP\d{3,4}$")
@@ -442,6 +445,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
             "cuda_deprecated",
             "cuda_removed",
             "rocm_version",
+            "pasted_hip",  # paste-renamed: the name a HIP arm of the macro would build
         }
     ),
 }
