@@ -108,6 +108,10 @@ class DeclFact:
     storage: tuple[str, ...] = ()  # shared | constant | managed | device | extern | static | register
     array_dims: tuple[str, ...] = ()  # texts of each [N]
     init: str = ""  # initializer text, when short (<= 200 chars)
+    deduced: bool = False  # a variable declared `auto`: `type` is what clang deduced
+    # a local variable the function assigns to or increments after its declaration (recorded for
+    # `auto` variables: `for (auto j = threadIdx.x; ...; j += blockDim.x)`)
+    written: bool = False
 
 
 @dataclass(frozen=True, slots=True)

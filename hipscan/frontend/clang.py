@@ -66,6 +66,8 @@ PCH_HEADERS = (
 _lib = ci.conf.lib
 _lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
 _lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
+_lib.clang_getCursorUnaryOperatorKind.argtypes = [ci.Cursor]
+_lib.clang_getCursorUnaryOperatorKind.restype = ctypes.c_int
 
 
 class _SourceRangeList(ctypes.Structure):
@@ -162,6 +164,11 @@ def first_overload(ref: ci.Cursor) -> ci.Cursor | None:
 def binary_operator(cursor: ci.Cursor) -> str:
     """The operator of a BINARY_OPERATOR / COMPOUND_ASSIGNMENT_OPERATOR cursor."""
     return BINARY_OPERATORS.get(_lib.clang_getCursorBinaryOperatorKind(cursor), "")
+
+
+def increments(cursor: ci.Cursor) -> bool:
+    """A UNARY_OPERATOR that is `++` or `--` (pre or post: CXUnaryOperator 1-4)."""
+    return 1 <= _lib.clang_getCursorUnaryOperatorKind(cursor) <= 4
 
 
 def file_name(file_ptr: int) -> str:

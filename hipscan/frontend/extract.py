@@ -43,6 +43,7 @@ from hipscan.frontend.clang import (
     file_location_ptr,
     file_name,
     first_overload,
+    increments,
 )
 from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens, tokenize
 from hipscan.frontend.uniform import block_step, guards_barrier, lockstep_fold, selects_uniform
@@ -365,6 +366,7 @@ class Extractor:
         self._aliases: dict[str, str | None] = {}  # project macro -> the CUDA API name it stands for
         # project macro -> (prefix it pastes, index of the argument pasted) or None
         self._pastes: dict[str, tuple[str, int] | None] = {}
+        self._written: dict[int, frozenset[int]] = {}  # function hash -> variables it writes
         self._body_calls: dict[tuple[str, int, str], int] = {}  # calls seen per macro expansion
         # project headers this TU does not carry, tokenized on demand for the macro bodies they
         # define (CUDA_SET_SHARED_MEMORY_LIMIT in ggml's common.cuh, used in softmax.cu)
@@ -1087,6 +1089,7 @@ class Extractor:
                 init = self.text(last, 200)
         elif kind == K.TEMPLATE_NON_TYPE_PARAMETER and kids and kids[-1].kind.is_expression():
             init = self.text(kids[-1], 200)
+        deduced = kind == K.VAR_DECL and t.kind == ci.TypeKind.AUTO
         if kind == K.VAR_DECL and "shared" in storage:
             size = shared_sizes.static_fact(t, storage, loc, space, fname)
             if size is not None:
@@ -1101,8 +1104,35 @@ class Extractor:
                 storage=tuple(storage),
                 array_dims=tuple(dims),
                 init=init,
+                deduced=deduced,
+                written=deduced and c.hash in self.written_in(c.semantic_parent),
             )
         )
+
+    def written_in(self, fn: ci.Cursor | None) -> frozenset[int]:
+        """The variables (cursor hashes) a function body assigns to (`=`, `+=`, ...) or
+        increments, read from its AST once."""
+        if fn is None or fn.kind not in FUNCTION_KINDS:
+            return frozenset()
+        key = fn.hash
+        if key not in self._written:
+            out: set[int] = set()
+            for n in fn.walk_preorder():
+                k = n.kind
+                if k == K.COMPOUND_ASSIGNMENT_OPERATOR or (
+                    k == K.BINARY_OPERATOR and binary_operator(n) == "="
+                ):
+                    target = next(iter(n.get_children()), None)
+                elif k == K.UNARY_OPERATOR and increments(n):
+                    target = next(iter(n.get_children()), None)
+                else:
+                    continue
+                while target is not None and target.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+                    target = next(iter(target.get_children()), None)
+                if target is not None and target.kind == K.DECL_REF_EXPR and target.referenced is not None:
+                    out.add(target.referenced.hash)
+            self._written[key] = frozenset(out)
+        return self._written[key]
 
     def spelled_prefix(self, c: ci.Cursor, absname: str, name_off: int) -> str:
         """Source text of a declaration before its name: the type as written, attributes included."""

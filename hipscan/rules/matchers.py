@@ -448,6 +448,10 @@ def match_decl(spec: MatchSpec, f: DeclFact, index: TUIndex, ctx) -> dict | None
         return None
     if "init_regex" in spec.conds and not f.init:
         return None
+    for key in ("deduced", "written"):
+        want = spec.conds.get(key)
+        if want is not None and want != getattr(f, key):
+            return None
     storage = spec.conds.get("storage")
     if storage is not None and not set(storage) & set(f.storage):
         return None

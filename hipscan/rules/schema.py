@@ -227,6 +227,8 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "kind": "strs",
         "init_regex": "regex",
         "api_library": "strs",  # the declared name is an API-table name of one of these libraries
+        "deduced": "bool",  # a variable declared `auto` (its type deduced from the initializer)
+        "written": "bool",  # (with deduced) the function assigns to it or increments it later
     },
     "ident": {
         "name": "strs",  # exact names: the front end records only watched names
