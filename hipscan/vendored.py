@@ -134,6 +134,47 @@ def _library_of(root: Path, folder: str, kb: Knowledge) -> tuple[Library | None,
     return None, ""
 
 
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
+
+
+def _includes_project(root: Path, folder: str, path: Path) -> bool:
+    """Whether a file lying directly in a third-party-named folder includes one of the project's
+    own headers from outside that folder (`src/TiledArray/external/device.h` includes
+    `<TiledArray/fwd.h>`), or is a CMake module the project's CMakeLists.txt includes
+    (`include(external/cuda.cmake)`): the project's own glue for external libraries, not a
+    bundled copy."""
+    try:
+        data = path.read_bytes()[:65536]
+    except OSError:
+        return False
+    inside = (root / folder).resolve()
+    if path.suffix == ".cmake":  # a module the project's own CMakeLists.txt includes
+        here = root / folder
+        includers = [root / "CMakeLists.txt", here.parent / "CMakeLists.txt"]
+        includers += [m for m in sorted(here.glob("*.cmake")) if m != path]  # a sibling module
+        wanted = (f"{PurePosixPath(folder).name}/{path.name}", f"{folder}/{path.name}", f"/{path.name}")
+        for lists in includers:
+            try:
+                text = lists.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if any(w in text for w in wanted) or (lists.parent == here and path.name in text):
+                return True
+        return False
+    ancestors = [root / PurePosixPath(folder).parent]
+    while ancestors[-1] != root and root in ancestors[-1].parents:
+        ancestors.append(ancestors[-1].parent)
+    for m in _INCLUDE.finditer(data):
+        name = m.group(1).decode("utf-8", "replace")
+        if "/" not in name or name.startswith(("/", ".")):
+            continue
+        for anc in ancestors:
+            target = anc / name
+            if target.is_file() and inside not in target.resolve().parents:
+                return True
+    return False
+
+
 def find_vendored(root: Path, files: list[Path]) -> list[VendoredTree]:
     """Bundled trees among ``files`` (every file discovered under ``root``), outermost first."""
     kb = knowledge()
@@ -144,13 +185,21 @@ def find_vendored(root: Path, files: list[Path]) -> list[VendoredTree]:
         except ValueError:
             continue
     roots: dict[str, str] = {}  # folder -> how
-    for rel, _ in rels:
+    glue: dict[str, bool] = {}  # a folder's loose files include the project's own headers
+    for rel, full in rels:
         parts = rel.split("/")[:-1]
         for i, part in enumerate(parts):
             if part in kb.folders:
-                top = "/".join(parts[: i + 2]) if i + 1 < len(parts) else "/".join(parts[: i + 1])
-                roots.setdefault(top, f"folder {part}/")
+                if i + 1 < len(parts):
+                    roots.setdefault("/".join(parts[: i + 2]), f"folder {part}/")
+                else:
+                    top = "/".join(parts[: i + 1])
+                    if not glue.get(top):
+                        glue[top] = _includes_project(root, top, full)
                 break
+    for top, is_glue in glue.items():
+        if not is_glue:
+            roots.setdefault(top, f"folder {PurePosixPath(top).name}/")
     for sub in _submodules(root):
         roots.setdefault(sub, "git submodule")
     # by path and content: a folder holding a known library's marker file (cub.cuh defining

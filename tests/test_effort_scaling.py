@@ -55,6 +55,23 @@ def test_bundled_trees_by_folder_submodule_and_content(tmp_path):
     assert trees["third_party/foo"].library == "" and trees["deps/bar"].how == "git submodule"
 
 
+def test_project_wrappers_in_an_external_folder_are_project_code(tmp_path):
+    # TiledArray keeps its own wrappers of external libraries in src/TiledArray/external/: they
+    # include the project's headers, so they are scanned; a library copied beside them is bundled
+    root = write(
+        tmp_path / "p",
+        {
+            "src/Proj/fwd.h": "#pragma once\n",
+            "src/Proj/external/device.h": "#include <Proj/fwd.h>\n#include <cuda_runtime.h>\n",
+            "src/Proj/external/agner/vec.h": "#define V 1\n",
+            "lib/external/blob.h": "#include <cstdio>\n#include <thing/other.h>\n",
+        },
+    )
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    trees = {t.path for t in find_vendored(root, files)}
+    assert trees == {"src/Proj/external/agner", "lib/external"}
+
+
 def test_bundled_code_is_priced_once_not_ported(tmp_path):
     root = write(
         tmp_path / "p",

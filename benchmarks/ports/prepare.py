@@ -172,7 +172,11 @@ def unifdef(path: Path, args: tuple[str, ...]) -> str | None:
 
     unifdef reads a C++14 digit separator (`0xff'ff'ff'ffu`) as an unterminated character
     literal and stops, so numbers are written without separators for the run and each kept
-    line is given back its original text afterwards (every line keeps its number)."""
+    line is given back its original text afterwards (every line keeps its number); a file whose
+    last line has no newline gets one (unifdef reports "EOF in comment" otherwise)."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):  # unifdef stops at a file's unterminated last line
+        path.write_bytes(data + b"\n")
     original = path.read_text(errors="surrogateescape")
     plain = DIGIT_SEPARATED.sub(lambda m: m.group().replace("'", ""), original)
     if plain != original:

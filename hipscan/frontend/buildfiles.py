@@ -438,7 +438,50 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
             facts = [f for f in facts if f.kind not in HIP_AWARE_CMAKE_DROPS]
         return facts
     facts = _scan_lines(text, rel, "make", FLAGS + MAKE) + _make_arms(text, rel)
+    if _nvcc_only_make(text):
+        # hipcc compiles .cu files as HIP: where nvcc builds everything, switching the compiler
+        # (reported where nvcc is named) is the port, and the .cu lists and rules stay
+        facts = [f for f in facts if f.kind != "source"]
     return facts + _variable_architectures(text, rel, "make")
+
+
+_MAKE_ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)\s*(?:\?|:|::|\+)?=\s*(.*)$")
+_MAKE_VAR = re.compile(r"^\$[({]([A-Za-z_]\w*)[)}]$")
+_COMPILER = re.compile(
+    r"(^|/)(nvcc|hipcc|g\+\+|gcc|c\+\+|cc|clang\+\+|clang|icpx|icx|icpc|mpic\+\+|mpicxx|mpicc|CC)$"
+)
+_HOST_SOURCE = re.compile(r"[\w./%-]+\.(c|cc|cpp|cxx|C)(?![\w.])")
+
+
+def _nvcc_only_make(text: str) -> bool:
+    """A plain Makefile whose every compile command is nvcc (named, or through a variable set to
+    it: `CC = nvcc` / `$(CC) ...`) and that lists no host C/C++ source: a HIP build of it is the
+    same Makefile with hipcc, which takes the .cu files as they are (HeCBench's, XSBench's).
+    Read line by line like the rest of this module: make has no AST to ask."""
+    if "_SOURCES" in text or re.search(r"^\s*-?s?include\s", text, re.M):
+        return False  # automake (libtool compiles the rest), or rules in another makefile
+    assigns: dict[str, str] = {}
+    lines = text.replace("\\\n", " ").splitlines()
+    for line in lines:
+        m = _MAKE_ASSIGN.match(line.split("#", 1)[0])
+        if m and not line.startswith("\t"):
+            assigns[m.group(1)] = m.group(2).strip()
+    compilers: set[str] = set()
+    for line in lines:
+        code = line.split("#", 1)[0]
+        if not line.startswith("\t"):
+            if _HOST_SOURCE.search(code):
+                return False
+            continue
+        words = code.strip().lstrip("@-").split()
+        if not words:
+            continue
+        word, seen = words[0], 0
+        while (m := _MAKE_VAR.match(word)) and seen < 4:
+            word, seen = (assigns.get(m.group(1), "").split() or [""])[0], seen + 1
+        if _COMPILER.search(word):
+            compilers.add(word.rsplit("/", 1)[-1])
+    return compilers == {"nvcc"}
 
 
 def _cuda_genexes(text: str, rel: str) -> list[BuildFact]:
