@@ -485,6 +485,8 @@ def match_ident(spec: MatchSpec, f: IdentFact, index: TUIndex, _opts) -> dict | 
         return None  # inside a function the parse kept, a use that is no call is not one
     if spec.get("code_only") and f.in_directive:
         return None  # a test or macro body, not a value the compiler reads here
+    if spec.get("unless_project_defines") and f.name in index.declared:
+        return None  # the project supplies the name (hashcat's own `#define CUDAAPI`)
     return {"match": f.name, "name": f.name}
 
 

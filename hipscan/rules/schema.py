@@ -239,6 +239,8 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "lost_call": "bool",
         # only a use in code, not one on a preprocessor directive's lines (`#if CUDA_VERSION`)
         "code_only": "bool",
+        # not where the project defines or declares the name itself (`#define CUDAAPI`)
+        "unless_project_defines": "bool",
     },
     # a string literal matching text_regex (the front end records only literals that match a
     # pattern some rule names): option strings and command lines compiled or run at run time
