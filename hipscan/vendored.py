@@ -137,16 +137,25 @@ def _library_of(root: Path, folder: str, kb: Knowledge) -> tuple[Library | None,
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 
 
+def _head(path: Path, limit: int = 65536) -> bytes:
+    """The first bytes of a regular file (a scanned tree may hold links to devices or to huge
+    files); empty for anything else."""
+    try:
+        if not path.is_file():
+            return b""
+        with path.open("rb") as fh:
+            return fh.read(limit)
+    except OSError:
+        return b""
+
+
 def _includes_project(root: Path, folder: str, path: Path) -> bool:
     """Whether a file lying directly in a third-party-named folder includes one of the project's
     own headers from outside that folder (`src/TiledArray/external/device.h` includes
     `<TiledArray/fwd.h>`), or is a CMake module the project's CMakeLists.txt includes
     (`include(external/cuda.cmake)`): the project's own glue for external libraries, not a
     bundled copy."""
-    try:
-        data = path.read_bytes()[:65536]
-    except OSError:
-        return False
+    data = _head(path)
     inside = (root / folder).resolve()
     if path.suffix == ".cmake":  # a module the project's own CMakeLists.txt includes
         here = root / folder
@@ -154,10 +163,7 @@ def _includes_project(root: Path, folder: str, path: Path) -> bool:
         includers += [m for m in sorted(here.glob("*.cmake")) if m != path]  # a sibling module
         wanted = (f"{PurePosixPath(folder).name}/{path.name}", f"{folder}/{path.name}", f"/{path.name}")
         for lists in includers:
-            try:
-                text = lists.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
+            text = _head(lists, 1 << 20).decode("utf-8", "replace")
             if any(w in text for w in wanted) or (lists.parent == here and path.name in text):
                 return True
         return False
