@@ -93,6 +93,11 @@ class TUIndex:
             names.update((c.callee, c.qualname))
             if c.member_of:
                 names.add(f"{c.member_of}.{c.callee}")
+        # the translation unit is one the build compiles as C (a `.c` file) with a C compiler: a
+        # `.c` file holding device code is built as CUDA instead (hypre marks its GPU sources so)
+        self.c_unit = facts.path.endswith(".c") and not any(
+            f.space != "host" for f in facts.functions if f.loc.path == facts.path
+        )
         self.declared: set[str] = {f.name for f in facts.functions}
         self.functions: dict[str, list[FunctionFact]] = defaultdict(list)
         for fn in facts.functions:
@@ -646,6 +651,9 @@ def match_include(spec: MatchSpec, f: IncludeFact, index: TUIndex, _opts) -> dic
         return None
     linkage = spec.conds.get("c_linkage")
     if linkage is not None and linkage != f.c_linkage:
+        return None
+    c_unit = spec.conds.get("c_unit")
+    if c_unit is not None and c_unit != index.c_unit:
         return None
     reaches = spec.conds.get("reaches_regex")
     reached = [n for n in f.reaches if reaches is None or reaches.search(n)]

@@ -311,6 +311,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "angled": "bool",
         "project": "bool",  # the header resolves to a file of the scanned project (or not)
         "c_linkage": "bool",  # written inside an `extern "C" { }` block (or not)
+        "c_unit": "bool",  # the translation unit is a `.c` file the build compiles as C (or not)
         # one of the non-project headers it brings in (itself, or its project headers' includes)
         "reaches_regex": "regex",
     },
