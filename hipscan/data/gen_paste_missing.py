@@ -48,11 +48,11 @@ def main() -> int:
                 continue
             pasted = swap(prefix) + name[len(prefix) :]
             if pasted != hip and pasted not in declared:
-                rows.setdefault(pasted, (name, hip))
+                rows.setdefault(pasted, (name, prefix, hip))
     w = csv.writer(sys.stdout, lineterminator="\n")
-    w.writerow(["pasted_hip", "cuda_name", "hip_name"])
-    for pasted, (name, hip) in sorted(rows.items()):
-        w.writerow([pasted, name, hip])
+    w.writerow(["pasted_hip", "cuda_name", "prefix", "hip_name"])
+    for pasted, (name, prefix, hip) in sorted(rows.items()):
+        w.writerow([pasted, name, prefix, hip])
     return 0
 
 

@@ -97,6 +97,10 @@ _PASTED_PREFIX = re.compile(r"cuda|cu|CU|CUDA|cublas|cusparse|cusolver|cufft|cur
 _ARRAY_SUBSCRIPT_EXPR = K.ARRAY_SUBSCRIPT_EXPR.value
 _TEMPLATE_REF = K.TEMPLATE_REF.value
 _INIT_LIST_EXPR = K.INIT_LIST_EXPR.value
+_COMPOUND_ASSIGN = K.COMPOUND_ASSIGNMENT_OPERATOR.value
+_BINARY = K.BINARY_OPERATOR.value
+_UNARY = K.UNARY_OPERATOR.value
+_WRAPPER_EXPRS = frozenset({K.UNEXPOSED_EXPR.value, K.PAREN_EXPR.value})
 _CXX_UNARY_EXPR = K.CXX_UNARY_EXPR.value
 # CUDA's vector types (and cuComplex, a float2/double2): aggregates in CUDA, classes with
 # constructors in HIP (HIP_vector_type)
@@ -1118,18 +1122,17 @@ class Extractor:
         if key not in self._written:
             out: set[int] = set()
             for n in fn.walk_preorder():
-                k = n.kind
-                if k == K.COMPOUND_ASSIGNMENT_OPERATOR or (
-                    k == K.BINARY_OPERATOR and binary_operator(n) == "="
+                k = n._kind_id
+                if not (
+                    k == _COMPOUND_ASSIGN
+                    or (k == _BINARY and binary_operator(n) == "=")
+                    or (k == _UNARY and increments(n))
                 ):
-                    target = next(iter(n.get_children()), None)
-                elif k == K.UNARY_OPERATOR and increments(n):
-                    target = next(iter(n.get_children()), None)
-                else:
                     continue
-                while target is not None and target.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+                target = next(iter(n.get_children()), None)
+                while target is not None and target._kind_id in _WRAPPER_EXPRS:
                     target = next(iter(target.get_children()), None)
-                if target is not None and target.kind == K.DECL_REF_EXPR and target.referenced is not None:
+                if target is not None and target._kind_id == _DECL_REF_EXPR and target.referenced is not None:
                     out.add(target.referenced.hash)
             self._written[key] = frozenset(out)
         return self._written[key]
@@ -1364,8 +1367,10 @@ class Extractor:
         (`GPU_PREFIX(PointerAttributes)` -> `cudaPointerAttributes`, "cuda"); None otherwise. The
         pasted argument must be one identifier. Every such use is kept (they are few): the rules
         look the name up."""
+        if idx + 1 >= len(toks) or toks[idx + 1].text != "(":
+            return None
         paste = self.paste_macro(toks[idx].text)
-        if paste is None or idx + 1 >= len(toks) or toks[idx + 1].text != "(":
+        if paste is None:
             return None
         prefix, which = paste
         depth, arg, start = 0, 0, idx + 2
@@ -1760,25 +1765,13 @@ class Extractor:
                 if skipped and not device_pass:
                     continue
                 names = self.ident_names(toks, idx, in_directive) if t.kind == IDENT else []
-                pasted = (
-                    self.pasted_name(toks, idx)
-                    if t.kind == IDENT and not names and not in_directive(t.offset)
-                    else None
-                )
-                if pasted is not None:
-                    sp, nm = context(t.offset)
-                    self.facts.idents.append(
-                        IdentFact(
-                            name=pasted[0],
-                            loc=Loc(rel, t.line, t.column),
-                            context=sp,
-                            function=nm,
-                            from_inactive_branch=skipped,
-                            pasted=pasted[1],
-                        )
-                    )
-                if names:
-                    for name in names:
+                # a name written out, or one a prefix-pasting project macro builds (its prefix)
+                uses = [(name, "") for name in names]
+                if t.kind == IDENT and not names and not in_directive(t.offset):
+                    pasted = self.pasted_name(toks, idx)
+                    uses = [pasted] if pasted is not None else []
+                if uses:
+                    for name, prefix in uses:
                         sp, nm = context(t.offset)
                         self.facts.idents.append(
                             IdentFact(
@@ -1788,6 +1781,7 @@ class Extractor:
                                 function=nm,
                                 from_inactive_branch=skipped,
                                 in_directive=in_directive(t.offset),
+                                pasted=prefix,
                             )
                         )
                 elif t.kind == LITERAL and self.strings is not None and _is_string(t.text):

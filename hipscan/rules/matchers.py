@@ -835,13 +835,12 @@ def match_api(spec: MatchSpec, f: IdentFact, index: TUIndex, ctx) -> dict | None
         return None
     pasted_hip = ""
     if spec.conds["api_status"] == "paste-renamed":
-        # the macro's HIP arm pastes HIP's prefix (cuda/cu -> hip, CUDA/CU -> HIP): reported where
-        # that builds a name HIP does not declare (HIP's own name being another one)
-        if not f.pasted or not e.hip_name or f.pasted not in ("cuda", "CUDA", "cu", "CU"):
+        # reported where the macro's HIP arm, pasting HIP's prefix, builds a name HIP does not
+        # declare (the table says which, for the prefix the name is pasted with)
+        pasted = load_paste_missing().get(f.name) if f.pasted else None
+        if pasted is None or pasted.prefix != f.pasted:
             return None
-        pasted_hip = ("HIP" if f.pasted.isupper() else "hip") + f.name[len(f.pasted) :]
-        if pasted_hip == e.hip_name or pasted_hip not in load_paste_missing():
-            return None
+        pasted_hip = pasted.pasted_hip
     elif f.pasted:
         return None
     if not (
