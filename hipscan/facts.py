@@ -94,6 +94,7 @@ class AsmFact:
     instructions: tuple[str, ...] = ()  # e.g. ("mov.u32",), operands stripped
     registers: tuple[str, ...] = ()  # special registers named, e.g. ("%laneid",)
     from_inactive_branch: bool = False  # found by the token fallback in a preprocessor-skipped block
+    switch: str = ""  # the project switch that keeps its branch off (`PTX` of `#ifdef PTX`)
 
 
 @dataclass(frozen=True, slots=True)

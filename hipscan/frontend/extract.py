@@ -307,6 +307,11 @@ def evaluate_int(cursor: ci.Cursor) -> int | None:
         _lib.clang_EvalResult_dispose(res)
 
 
+# An opcode only PTX spells: a typed or qualified form (`mov.u32`, `ld.global.cg.v4.u32`) or one
+# of its few bare ones; x86 opcodes carry no dots.
+PTX_OPCODE = re.compile(r"[a-z][a-z0-9_]*\.[a-z0-9_.]+|trap|exit|brkpt|pmevent|nanosleep")
+
+
 def parse_asm(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """PTX (or x86) opcodes and special registers named in an asm string."""
     instructions: list[str] = []
@@ -1763,6 +1768,9 @@ class Extractor:
                 skipped = ranges_i < len(inactive) and inactive[ranges_i][0] <= t.offset
                 device_pass = skipped and inactive[ranges_i][2]
                 if skipped and not device_pass:
+                    switch = ft.switched.get(inactive[ranges_i][0])
+                    if switch and t.kind == KEYWORD and t.text in ("asm", "__asm__", "__asm"):
+                        self.switched_asm(rel, ft, idx, switch, context)
                     continue
                 names = self.ident_names(toks, idx, in_directive) if t.kind == IDENT else []
                 # a name written out, or one a prefix-pasting project macro builds (its prefix)
@@ -1827,6 +1835,31 @@ class Extractor:
                     )
             if ft.suppressions:
                 self.facts.suppressions[rel] = dict(ft.suppressions)
+
+    def switched_asm(self, rel: str, ft: FileTokens, idx: int, switch: str, context) -> None:
+        """PTX in a branch only a project switch keeps off (`#ifdef PTX`): the device pass sees
+        it once the switch is on. A switched block holds no AST, so PTX is told from x86 by its
+        opcodes, unless the enclosing function is host code."""
+        t = ft.tokens[idx]
+        sp, nm = context(t.offset)
+        if sp == "host":
+            return
+        text = _asm_text(ft, idx)
+        ins, regs = parse_asm(text)
+        if not (regs or any(PTX_OPCODE.fullmatch(i) for i in ins)):
+            return
+        self.facts.asms.append(
+            AsmFact(
+                text=text,
+                loc=Loc(rel, t.line, t.column),
+                context=sp,
+                function=nm,
+                instructions=ins,
+                registers=regs,
+                from_inactive_branch=True,
+                switch=switch,
+            )
+        )
 
     def branches(self, rel: str, ft: FileTokens) -> None:
         """Every branch of the file's #if chains, with the conditions that lead to it."""

@@ -58,6 +58,8 @@ class FileTokens:
     tokens: list[Tok]
     directives: list[Directive] = field(default_factory=list)
     inactive: list[tuple[int, int, bool]] = field(default_factory=list)  # start, end, device_pass
+    # inactive ranges that only a project's own switch keeps off (`#ifdef PTX`): start -> its names
+    switched: dict[int, str] = field(default_factory=dict)
     suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
 
     def line_col(self, offset: int) -> tuple[int, int]:
@@ -207,7 +209,27 @@ def _mark_inactive(ft: FileTokens, ranges: list[tuple[int, int]], device_macros:
             device = bool(group_names.get(d.group, set()) & device_macros)
             if d.kind in ("if", "elif") and evaluate(d.text, {}) == 0:
                 device = False  # `#if 0 && defined(__CUDA_ARCH__)`: dead in every build
+            elif not device:
+                switch = _project_switch(group_names.get(d.group, set()))
+                if switch:
+                    ft.switched[start] = switch
         ft.inactive.append((start, end, device))
+
+
+# Names that are not a project's build switch: the compiler's, the platform's, the toolkits' and
+# other back ends' (a HIP, SYCL or OpenMP arm is another port, not an option of this one).
+_NOT_SWITCH = re.compile(
+    r"^_|HIP|ROCM|AMD|HCC|SYCL|DPCPP|OPENCL|OPENMP|_OMP|KOKKOS|WIN|APPLE|MSVC|LINUX|CUDA_VERSION|"
+    r"CUDART|CUDACC|NVCC|NVHPC|CPLUSPLUS|GNUC|CLANG|^NDEBUG$"
+)
+
+
+def _project_switch(names: set[str]) -> str:
+    """The names of a condition made only of a project's own switches (`PTX`, `LEGION_REDOP_HALF`),
+    or "" when any name is the compiler's, the platform's or another back end's."""
+    if not names or any(_NOT_SWITCH.search(n) for n in names):
+        return ""
+    return ", ".join(sorted(names))
 
 
 def _scan_suppressions(ft: FileTokens) -> None:

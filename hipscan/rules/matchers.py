@@ -439,6 +439,7 @@ def match_asm(spec: MatchSpec, f: AsmFact, index: TUIndex, _opts) -> dict | None
         "instructions": ", ".join(f.instructions),
         "register": register or (f.registers[0] if f.registers else ""),
         "registers": ", ".join(f.registers),
+        "switch": f.switch,
     }
 
 
@@ -955,6 +956,8 @@ def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
     if spec.not_contexts and context in spec.not_contexts:
         return False
     if getattr(fact, "from_inactive_branch", False) and not spec.inactive:
+        return False
+    if bool(getattr(fact, "switch", "")) != spec.conds.get("switch", False):
         return False
     if not _re(spec, "path_regex", fact.loc.path):
         return False

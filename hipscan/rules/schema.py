@@ -156,6 +156,7 @@ COMMON_KEYS = {
     "context": "strs",
     "not_context": "strs",
     "inactive": "bool",  # also match facts from preprocessor-inactive branches
+    "switch": "bool",  # match (only) facts from branches a project switch keeps off
     "confidence": "str",  # overrides the rule's confidence for this block
     "function_regex": "regex",  # enclosing function name
     "function_calls": "strs",  # the enclosing function also calls one of these
@@ -384,7 +385,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         | {"hip_name", "hip_min_args", "fixed_in"}
     ),  # arg: the one `arg` tests; hip_*: with hip_needs_more_args
     "launch": frozenset({"kernel", "config", "grid", "block", "shmem"}),
-    "asm": frozenset({"text", "instruction", "instructions", "register", "registers"}),
+    "asm": frozenset({"text", "instruction", "instructions", "register", "registers", "switch"}),
     "decl": frozenset({"name", "type", "kind", "storage", "init", "array_dims"}),
     "ident": frozenset({"name"}),
     "literal": frozenset(
