@@ -65,6 +65,7 @@ _DROPPED_AFTER_RULES = (
     "strings",
     "members",
     "assigns",
+    "out_values",
     "directives",
     "uses",
     "subscripts",

@@ -130,6 +130,21 @@ class AssignFact:
 
 
 @dataclass(frozen=True, slots=True)
+class OutValueFact:
+    """A value an API call writes through a pointer (`cudaRuntimeGetVersion(&v)`), where the same
+    function decodes or compares it against an integer constant (`v / 1000`, `v >= 11020`)."""
+
+    source: str  # the call that wrote it
+    var: str
+    op: str  # / % < <= > >= == !=
+    literal: int
+    expr: str  # the binary expression (<= 200 chars)
+    loc: Loc  # the use
+    context: str
+    function: str
+
+
+@dataclass(frozen=True, slots=True)
 class IdentFact:
     """A use of a watched identifier token (API names, types, enum values, macros) in code.
 
@@ -460,6 +475,7 @@ class FileFacts:
     literals: list[LiteralFact] = field(default_factory=list)
     members: list[MemberRefFact] = field(default_factory=list)
     assigns: list[AssignFact] = field(default_factory=list)
+    out_values: list[OutValueFact] = field(default_factory=list)
     uses: list[ConstUseFact] = field(default_factory=list)
     subscripts: list[SubscriptFact] = field(default_factory=list)
     widths: list[WidthFact] = field(default_factory=list)  # derived by hipscan.analysis, not cached

@@ -69,6 +69,7 @@ FACT_LISTS = (
     "literals",
     "members",
     "assigns",
+    "out_values",
     "includes",
     "directives",
     "branches",

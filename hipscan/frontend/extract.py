@@ -29,9 +29,11 @@ from hipscan.facts import (
     LiteralFact,
     Loc,
     MemberRefFact,
+    OutValueFact,
     RelatedLoc,
     StringFact,
 )
+from hipscan.frontend import outvalues
 from hipscan.frontend import shared as shared_sizes
 from hipscan.frontend.clang import (
     COMPARE_OPS,
@@ -926,6 +928,8 @@ class Extractor:
                 self.facts.shared_sizes.append(size)
         if 0 in const_args:
             self.flow.mask_argument(c, callee, arguments, space, fname)
+        if "&" + callee in self.watched:
+            self.out_values(callee, arguments, parents, space, fname)
         mask_typedef, mask_typedef_loc = "", None
         if callee in MASK_ARGUMENT_CALLEES or callee in MASK_RESULT_CALLEES:
             mask_typedef, mask_typedef_loc = self.mask_typedef(c, callee, arguments, parents)
@@ -947,6 +951,33 @@ class Extractor:
                 related=related,
             )
         )
+
+    def out_values(
+        self, callee: str, arguments: list[ci.Cursor], parents: list[ci.Cursor], space: str, fname: str
+    ) -> None:
+        fn = outvalues.enclosing_function(parents)
+        if fn is None:
+            return
+        for arg in arguments:
+            var = outvalues.written_variable(arg)
+            if var is None:
+                continue
+            for use in outvalues.uses(fn, var, evaluate_int):
+                where = self.loc(use.node)
+                if where is None:
+                    continue
+                self.facts.out_values.append(
+                    OutValueFact(
+                        source=callee,
+                        var=use.var,
+                        op=use.op,
+                        literal=use.literal,
+                        expr=self.text(use.node)[:200],
+                        loc=where[0],
+                        context=space,
+                        function=fname,
+                    )
+                )
 
     def mask_typedef(
         self, c: ci.Cursor | None, callee: str, arguments: list[ci.Cursor], parents: list[ci.Cursor]

@@ -34,6 +34,7 @@ DEVICE_FACTS = (
     "literals",
     "members",
     "assigns",
+    "out_values",
     "shared_sizes",
     "uses",
     "subscripts",

@@ -120,6 +120,8 @@ class RuleSet:
                     claimed.update(spec.get("callee", ()))
                 elif spec.fact == "assign":
                     watched.update(spec.get("lhs_type", ()))
+                elif spec.fact == "out_value":  # "&name": follow what the call writes
+                    watched.update("&" + s for s in spec.get("source", ()))
                 elif spec.fact == "string":
                     strings.add(spec.get("text_regex").pattern)
                 elif spec.fact == "member" and spec.get("anywhere"):

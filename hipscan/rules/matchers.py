@@ -38,6 +38,7 @@ from hipscan.facts import (
     LiteralFact,
     Loc,
     MemberRefFact,
+    OutValueFact,
     RelatedLoc,
     StringFact,
     WidthFact,
@@ -59,6 +60,7 @@ FACT_LISTS = {
     "literal": "literals",
     "member": "members",
     "assign": "assigns",
+    "out_value": "out_values",
     "include": "includes",
     "directive": "directives",
     "build": "builds",
@@ -637,6 +639,22 @@ def match_assign(spec: MatchSpec, f: AssignFact, index: TUIndex, _opts) -> dict 
     return {"match": f.rhs, "op": f.op, "lhs_type": f.lhs_type, "rhs_type": f.rhs_type, "rhs": f.rhs}
 
 
+def match_out_value(spec: MatchSpec, f: OutValueFact, index: TUIndex, _opts) -> dict | None:
+    if not (_in(spec, "source", f.source) and _in(spec, "op", f.op)):
+        return None
+    least = spec.conds.get("literal_ge")
+    if least is not None and not abs(f.literal) >= least:
+        return None
+    return {
+        "match": f.expr,
+        "source": f.source,
+        "var": f.var,
+        "op": f.op,
+        "literal": f.literal,
+        "expr": f.expr,
+    }
+
+
 def _bare_type(spelling: str) -> str:
     return spelling.removeprefix("const ").removeprefix("volatile ").strip()
 
@@ -936,6 +954,7 @@ MATCHERS: dict[str, Callable[..., dict | None]] = {
     "literal": match_literal,
     "member": match_member,
     "assign": match_assign,
+    "out_value": match_out_value,
     "include": match_include,
     "directive": match_directive,
     "build": match_build,

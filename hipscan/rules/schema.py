@@ -306,6 +306,11 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "rhs_regex": "regex",
         "not_rhs_regex": "regex",
     },
+    "out_value": {
+        "source": "strs",  # the calls whose written value is followed: the front end records only these
+        "op": "strs",
+        "literal_ge": "int",  # the constant's magnitude is at least this
+    },
     "include": {
         "name": "strs",
         "name_regex": "regex",
@@ -414,6 +419,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         }
     ),
     "assign": frozenset({"op", "lhs_type", "rhs_type", "rhs"}),
+    "out_value": frozenset({"source", "var", "op", "literal", "expr"}),
     "string": frozenset({"text"}),
     "include": frozenset({"name", "resolved", "reached"}),
     "directive": frozenset({"kind", "text", "names"}),
