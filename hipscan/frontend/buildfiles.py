@@ -95,8 +95,13 @@ FLAGS = [
         "flag",
         re.compile(r"(?<![\w-])(?P<v>-rdc(?:=true)?|--relocatable-device-code(?:=true)?)(?![\w-])"),
     ),
-    # --device-c is -dc's long form (cholla's Makefile: `$(NVCC) ... --device-c`)
-    ("flag", re.compile(r"(?<![\w-])(?P<v>-dc|--device-c|-G|--device-debug)(?![\w=-])"), NVCC_LINE),
+    # --device-c is -dc's long form (cholla's Makefile: `$(NVCC) ... --device-c`); -dlink is nvcc's
+    # separate device-link step (QUICK's Makefile), which hip-clang folds into the -fgpu-rdc link
+    (
+        "flag",
+        re.compile(r"(?<![\w-])(?P<v>-dc|--device-c|-G|--device-debug|-dlink|--device-link)(?![\w=-])"),
+        NVCC_LINE,
+    ),
     ("flag", re.compile(r"(?<![\w-])(?P<v>--?x\s+cu)\b")),  # nvcc's language switch
     (
         "architecture",
