@@ -180,6 +180,7 @@ def _arm_patterns() -> dict[str, dict[str, re.Pattern[str]]]:
     return {tool: {k: re.compile(v) for k, v in t.items()} for tool, t in _arm_table().items()}
 
 
+_MESSAGE = re.compile(r"^\s*message\s*\(", re.I)
 CMAKE_BLOCK = re.compile(r"^\s*(?P<cmd>if|elseif|else|endif)\s*\((?P<cond>.*)", re.I)
 
 
@@ -192,6 +193,8 @@ class _Arm:
     switch: bool  # the condition names the project's CUDA switch
     cuda_only: bool  # a switch, or a variable only a CUDA arm sets
     closed_at: int = 0
+    not_switch: bool = False  # the condition negates the CUDA switch: the path a HIP build takes
+    acts: bool = False  # holds a statement besides message(): it changes the build
 
 
 @dataclass
@@ -204,7 +207,7 @@ def _arm(cond: str, line: int, cuda_vars: set[str], pats: dict[str, re.Pattern[s
     negated = bool(pats["negation"].search(cond))
     switch = not negated and bool(pats["cuda_switch"].search(cond))
     derived = not negated and any(re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", cond) for v in cuda_vars)
-    return _Arm(cond, line, switch, switch or derived)
+    return _Arm(cond, line, switch, switch or derived, not_switch=bool(pats["negated_switch"].search(cond)))
 
 
 def _cmake_arms(text: str, rel: str, facts: list[BuildFact]) -> list[BuildFact]:
@@ -219,10 +222,15 @@ def _cmake_arms(text: str, rel: str, facts: list[BuildFact]) -> list[BuildFact]:
     def in_cuda() -> bool:
         return any(c.arms[-1].cuda_only for c in stack)
 
+    message_depth = 0  # open parentheses of a message() call spread over lines
     for lineno, line in enumerate(text.splitlines(), 1):
         code = line.split("#", 1)[0]
         m = CMAKE_BLOCK.match(code)
         cmd = m.group("cmd").lower() if m else ""
+        if message_depth or _MESSAGE.match(code):
+            message_depth = max(0, message_depth + code.count("(") - code.count(")"))
+        elif code.strip() and cmd in ("", "if") and stack:
+            stack[-1].arms[-1].acts = True
         if cmd == "if":
             stack.append(_Chain([_arm(m.group("cond"), lineno, cuda_vars, pats)]))
         elif cmd in ("elseif", "else") and stack:
@@ -237,6 +245,10 @@ def _cmake_arms(text: str, rel: str, facts: list[BuildFact]) -> list[BuildFact]:
             has_hip = any(pats["hip_switch"].search(a.cond) for a in chain.arms)
             if not has_hip and not in_cuda():
                 for a in chain.arms:
+                    if a.not_switch and a.acts:  # reported at the test: the line a port widens
+                        arms_out.append(
+                            BuildFact("not-cuda-arm", " ".join(a.cond.split()), Loc(rel, a.line, 1), "cmake")
+                        )
                     if a.switch:
                         arms_out.append(
                             BuildFact(
@@ -347,7 +359,7 @@ def _cmake_hip_aware(text: str) -> bool:
 
 # What a file that already builds for HIP has done: its CUDA arms have their HIP twin somewhere,
 # its switch a HIP sibling, its .cu sources a language for the HIP build.
-HIP_AWARE_CMAKE_DROPS = frozenset({"cuda-arm", "option", "source"})
+HIP_AWARE_CMAKE_DROPS = frozenset({"cuda-arm", "not-cuda-arm", "option", "source"})
 
 
 def _python_blocks(text: str) -> tuple[dict[int, int], dict[int, list[str]]]:
