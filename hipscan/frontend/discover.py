@@ -21,8 +21,10 @@ CUDA_MARKERS = re.compile(
     rb"#\s*include\s*[<\"](?:cuda|cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvToolsExt|"
     rb"cooperative_groups|mma\.h|thrust/|cub/|cutlass/|cute/|NvInfer|optix|nvml|cufile|nvjpeg|npp)|"
     # code that differs under nvcc: a test of its or the toolkit's macros (MFEM's kernel headers,
-    # written with the project's own MFEM_HOST_DEVICE-style macros, carry nothing else)
-    rb"#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*"
+    # written with the project's own MFEM_HOST_DEVICE-style macros, carry nothing else), or one
+    # that hides them from the headers it includes (`#pragma push_macro("__CUDA_ARCH__")` /
+    # `#undef __CUDA_ARCH__` around Eigen: Grid, TAMM)
+    rb"#[ \t]*(?:if|ifdef|ifndef|elif|undef|pragma[ \t]+push_macro)\b[^\n]*"
     rb"\b(?:__CUDA_ARCH__|__CUDACC__|__NVCC__|CUDA_VERSION|CUDART_VERSION)\b|"
     # ... or an include of a header named for CUDA (the project's `general/cuda.hpp`, SUNDIALS'
     # `nvector/nvector_cuda.h`): host code of the CUDA back end
