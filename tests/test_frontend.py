@@ -200,10 +200,16 @@ def test_discovery_picks_cuda_files_and_honours_excludes(tmp_path):
     (tmp_path / "third_party").mkdir()
     (tmp_path / "third_party" / "b.cu").write_text("__global__ void k() {}\n")
     (tmp_path / "CMakeLists.txt").write_text("enable_language(CUDA)\n")
+    # a header that hides nvcc's macros from what it includes (Grid's Eigen wrapper)
+    (tmp_path / "eigen_wrap.h").write_text('#pragma push_macro("__CUDA_ARCH__")\n#undef __CUDA_ARCH__\n')
+    # GNU make's other names (PETSc's per-folder `makefile`s)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "makefile").write_text("SOURCECU = veccuda2.cu\n")
+    (tmp_path / "sub" / "GNUmakefile").write_text("NVCC = nvcc\n")
     s = discover([tmp_path], ScanConfig().excludes + ("third_party",))
     assert sorted(p.name for p in s.sources) == ["a.cu", "host.cpp", "solver.cpp"]
-    assert [p.name for p in s.headers] == ["kernels.hpp"]
-    assert [p.name for p in s.build_files] == ["CMakeLists.txt"]
+    assert sorted(p.name for p in s.headers) == ["eigen_wrap.h", "kernels.hpp"]
+    assert sorted(p.name for p in s.build_files) == ["CMakeLists.txt", "GNUmakefile", "makefile"]
 
 
 def test_discovery_follows_macros_of_cuda_headers(tmp_path):

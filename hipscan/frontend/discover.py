@@ -15,6 +15,7 @@ MAYBE = frozenset({".h", ".hpp", ".hh", ".hxx", ".inl", ".cpp", ".cc", ".cxx", "
 HEADERS = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl"})
 BUILD_NAMES = ("CMakeLists.txt", "setup.py", "compile_commands.json")
 BUILD_SUFFIXES = (".cmake", ".mk")
+MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile")
 # Content test for files whose suffix does not say CUDA: a byte search, used only to choose files.
 CUDA_MARKERS = re.compile(
     rb"__global__|__device__|__shared__|<<<|\bcuda[A-Z]\w*\s*\(|\bcu[A-Z][a-z]\w*\s*\(|\bcudaDeviceProp\b|"
@@ -123,7 +124,8 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
         suffix = full.suffix.lower()
         if _config_template(result, full):
             continue
-        if name in BUILD_NAMES or name.startswith("Makefile") or name.endswith(BUILD_SUFFIXES):
+        # GNU make reads GNUmakefile, makefile and Makefile (PETSc's per-folder `makefile`s)
+        if name in BUILD_NAMES or name.startswith(MAKE_NAMES) or name.endswith(BUILD_SUFFIXES):
             result.build_files.append(full)
             continue
         if suffix not in ALWAYS and suffix not in MAYBE:
