@@ -647,6 +647,7 @@ def match_out_value(spec: MatchSpec, f: OutValueFact, index: TUIndex, _opts) -> 
         return None
     return {
         "match": f.expr,
+        "name": f.var,
         "source": f.source,
         "var": f.var,
         "op": f.op,

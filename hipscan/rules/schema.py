@@ -419,7 +419,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         }
     ),
     "assign": frozenset({"op", "lhs_type", "rhs_type", "rhs"}),
-    "out_value": frozenset({"source", "var", "op", "literal", "expr"}),
+    "out_value": frozenset({"name", "source", "var", "op", "literal", "expr"}),
     "string": frozenset({"text"}),
     "include": frozenset({"name", "resolved", "reached"}),
     "directive": frozenset({"kind", "text", "names"}),
