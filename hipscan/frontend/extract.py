@@ -1801,7 +1801,7 @@ class Extractor:
                 if skipped and not device_pass:
                     switch = ft.switched.get(inactive[ranges_i][0])
                     if switch and t.kind == KEYWORD and t.text in ("asm", "__asm__", "__asm"):
-                        self.switched_asm(rel, ft, idx, switch, context)
+                        self.inactive_asm(rel, ft, idx, context, switch)
                     continue
                 names = self.ident_names(toks, idx, in_directive) if t.kind == IDENT else []
                 # a name written out, or one a prefix-pasting project macro builds (its prefix)
@@ -1850,34 +1850,20 @@ class Extractor:
                         )
                         launch_lines.add(t.line)
                 elif device_pass and t.kind == KEYWORD and t.text in ("asm", "__asm__", "__asm"):
-                    sp, nm = context(t.offset)
-                    text = _asm_text(ft, idx)
-                    ins, regs = parse_asm(text)
-                    self.facts.asms.append(
-                        AsmFact(
-                            text=text,
-                            loc=Loc(rel, t.line, t.column),
-                            context=sp,
-                            function=nm,
-                            instructions=ins,
-                            registers=regs,
-                            from_inactive_branch=True,
-                        )
-                    )
+                    self.inactive_asm(rel, ft, idx, context)
             if ft.suppressions:
                 self.facts.suppressions[rel] = dict(ft.suppressions)
 
-    def switched_asm(self, rel: str, ft: FileTokens, idx: int, switch: str, context) -> None:
-        """PTX in a branch only a project switch keeps off (`#ifdef PTX`): the device pass sees
-        it once the switch is on. A switched block holds no AST, so PTX is told from x86 by its
-        opcodes, unless the enclosing function is host code."""
+    def inactive_asm(self, rel: str, ft: FileTokens, idx: int, context, switch: str = "") -> None:
+        """An asm statement in a preprocessor-inactive block: one nvcc's device pass compiles
+        (`#if __CUDA_ARCH__ >= 800`), or one in a branch only a project switch keeps off (`#ifdef
+        PTX`), which the device pass sees once the switch is on. A switched block holds no AST, so
+        there PTX is told from x86 by its opcodes, unless the enclosing function is host code."""
         t = ft.tokens[idx]
         sp, nm = context(t.offset)
-        if sp == "host":
-            return
         text = _asm_text(ft, idx)
         ins, regs = parse_asm(text)
-        if not (regs or any(PTX_OPCODE.fullmatch(i) for i in ins)):
+        if switch and (sp == "host" or not (regs or any(PTX_OPCODE.fullmatch(i) for i in ins))):
             return
         self.facts.asms.append(
             AsmFact(
