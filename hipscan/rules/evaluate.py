@@ -19,7 +19,8 @@ from pathlib import Path
 
 from hipscan.config import ScanConfig
 
-MARKER = re.compile(r"(?://|#)\s*expect:\s*([A-Z0-9_, ]+?)\s*$")
+# `// expect: HIP351` at a line's end, or `/* expect: HIP354 */ \` on a line a backslash continues
+MARKER = re.compile(r"(?://|#|/\*)\s*expect:\s*([A-Z0-9_, ]+?)\s*(?:\*/\s*\\)?$")
 CORPUS_SUFFIXES = {
     ".cu",
     ".cuh",

@@ -73,6 +73,7 @@ FACT_LISTS = {
 }
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_CONTINUATION = re.compile(r"\s*\\\r?\n\s*")
 
 
 class TUIndex:
@@ -563,6 +564,9 @@ def match_width(spec: MatchSpec, f: WidthFact, index: TUIndex, _opts) -> dict | 
     wider = spec.conds.get("holds_wider")
     if wider is not None and wider != f.holds_wider:
         return None
+    via_macro = spec.conds.get("callee_macro")
+    if via_macro is not None and via_macro != bool(f.callee_macro):
+        return None
     derived = spec.conds.get("derived")
     if derived is not None and derived != (f.value != f.root_value):
         return None
@@ -706,7 +710,8 @@ def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, ctx) -> d
     reference = spec.conds.get("diverges_without")
     if reference is not None and _same_branch(f.text, reference):
         return None  # the HIP build takes the branch the reference NVIDIA build takes
-    return {"match": f.text, "kind": f.kind, "text": f.text, "names": ", ".join(hit)}
+    shown = _CONTINUATION.sub(" ", f.text)  # a directive continued over lines reads as one
+    return {"match": shown, "kind": f.kind, "text": shown, "names": ", ".join(hit)}
 
 
 def _same_branch(condition: str, reference: tuple[str, ...]) -> bool:

@@ -297,6 +297,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "not_reaches_regex": "regex",  # definition: none of its uses' roles
         "uses_min": "int",  # definition: at least this many uses
         "holds_wider": "bool",  # static-assert: the assertion still holds with the width at 64
+        "callee_macro": "bool",  # sink arg: the call is written through a project macro (HIP354's)
     },
     "assign": {
         "lhs_type": "strs",  # exact type names: the front end records only watched ones
