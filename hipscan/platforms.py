@@ -34,6 +34,7 @@ class HipBuild:
     hip_header: re.Pattern[str]  # a project header named for its HIP build
     to_hip: re.Pattern[str]  # a macro body that maps a name onto a HIP one
     not_feature: re.Pattern[str] = re.compile(r"(?!)")  # names never a whole-file feature switch
+    not_switch: re.Pattern[str] = re.compile(r"(?!)")  # nor a project's option for its CUDA code
     absent: frozenset[str] = frozenset()  # also never defined for AMD; an NVIDIA build defines them
     oldest_device: tuple[tuple[str, int], ...] = ()  # the oldest NVIDIA device pass's values
     compiler_values: tuple[tuple[str, int], ...] = ()  # what hip-clang defines as a clang
@@ -82,6 +83,11 @@ class HipBuild:
             or self.not_feature.match(name)
         )
 
+    def project_option(self, name: str) -> bool:
+        """Whether a name in a preprocessor condition may be a project's own option for its CUDA
+        code (`PTX`, `VERIFY`, `LEGION_REDOP_HALF`), not a toolchain, platform or back-end macro."""
+        return self.feature_switch(name) and not self.not_switch.search(name)
+
     def cuda_values(self, names: set[str]) -> tuple[dict[str, int], tuple[str, ...]]:
         """In an NVIDIA build every HIP marker is undefined; the rest stays unknown."""
         return {}, tuple(n for n in names if n in self.undefined or self.defined.match(n))
@@ -100,6 +106,7 @@ def hip_build() -> HipBuild:
         hip_header=re.compile(project["hip_header_regex"]),
         to_hip=re.compile(project["to_hip_regex"]),
         not_feature=re.compile(project["not_feature_regex"]),
+        not_switch=re.compile(project["not_switch_regex"]),
         absent=frozenset(data.get("absent", ())),
         torch_defined=frozenset(data.get("torch_extension_defined", ())),
         oldest_device=tuple(sorted(data.get("oldest_device", {}).items())),

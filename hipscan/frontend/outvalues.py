@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 import clang.cindex as ci
 
-from hipscan.frontend.clang import FUNCTION_KINDS, binary_operator
+from hipscan.frontend.clang import FUNCTION_KINDS, VALUE_WRAPPERS, binary_operator
 
 K = ci.CursorKind
-_WRAPPERS = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR})
 # arithmetic that decodes a version number and comparisons that test one
 OPERATORS = frozenset({"/", "%", "<", "<=", ">", ">=", "==", "!="})
 
@@ -29,7 +28,7 @@ class OutValueUse:
 
 
 def _unwrap(c: ci.Cursor) -> ci.Cursor:
-    while c.kind in _WRAPPERS:
+    while c.kind in VALUE_WRAPPERS:
         kids = list(c.get_children())
         if len(kids) != 1:
             break

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import clang.cindex as ci
 
 from hipscan.frontend.clang import file_location, skipped_ranges
+from hipscan.platforms import hip_build
 from hipscan.ppexpr import evaluate
 
 _lib = ci.conf.lib
@@ -216,18 +217,12 @@ def _mark_inactive(ft: FileTokens, ranges: list[tuple[int, int]], device_macros:
         ft.inactive.append((start, end, device))
 
 
-# Names that are not a project's build switch: the compiler's, the platform's, the toolkits' and
-# other back ends' (a HIP, SYCL or OpenMP arm is another port, not an option of this one).
-_NOT_SWITCH = re.compile(
-    r"^_|HIP|ROCM|AMD|HCC|SYCL|DPCPP|OPENCL|OPENMP|_OMP|KOKKOS|WIN|APPLE|MSVC|LINUX|CUDA_VERSION|"
-    r"CUDART|CUDACC|NVCC|NVHPC|CPLUSPLUS|GNUC|CLANG|^NDEBUG$"
-)
-
-
 def _project_switch(names: set[str]) -> str:
     """The names of a condition made only of a project's own switches (`PTX`, `LEGION_REDOP_HALF`),
-    or "" when any name is the compiler's, the platform's or another back end's."""
-    if not names or any(_NOT_SWITCH.search(n) for n in names):
+    or "" when any name is the toolchain's, a platform's or another back end's
+    (hipscan/data/platforms.toml)."""
+    build = hip_build()
+    if not names or not all(build.project_option(n) for n in names):
         return ""
     return ", ".join(sorted(names))
 
