@@ -430,6 +430,11 @@ class DirectiveFact:
     text: str  # the directive's tokens after the keyword, space-joined
     loc: Loc
     names: tuple[str, ...] = ()  # identifiers in the directive
+    # a conditional that tests a device-pass macro (`#if __CUDA_ARCH__ < 700`): the functions its
+    # branch defines, as "name(parameters)", so a fallback only old NVIDIA targets compile is known
+    defines: tuple[str, ...] = ()
+    guard: str = ""  # ... and the conditions of the branches around it, joined with &&
+    chain: str = ""  # ... and every directive of its own chain, joined with " ; "
 
 
 @dataclass(frozen=True, slots=True)

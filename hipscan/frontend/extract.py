@@ -47,7 +47,16 @@ from hipscan.frontend.clang import (
     first_overload,
     increments,
 )
-from hipscan.frontend.tokens import CONDITIONALS, IDENT, KEYWORD, LITERAL, PUNCT, FileTokens, tokenize
+from hipscan.frontend.tokens import (
+    CONDITIONALS,
+    DEVICE_PASS_MACROS,
+    IDENT,
+    KEYWORD,
+    LITERAL,
+    PUNCT,
+    FileTokens,
+    tokenize,
+)
 from hipscan.frontend.uniform import block_step, guards_barrier, lockstep_fold, selects_uniform
 from hipscan.frontend.warpflow import Flow
 
@@ -1759,6 +1768,7 @@ class Extractor:
                     i -= 1
                 return "file", ""
 
+            guards = _enclosing_conditions(ft)
             for d in ft.directives:
                 if d.kind in ("include", "include_next", "import"):
                     resolved = self.include_map.get((absname, d.line), "")
@@ -1784,8 +1794,23 @@ class Extractor:
                     "error",
                     "warning",
                 ):
+                    defines, guard, chain = (), "", ""
+                    if d.kind in CONDITIONALS and DEVICE_PASS_MACROS.intersection(d.names):
+                        defines = _branch_defines(ft, d)
+                        guard = guards.get(d.offset, "") if defines else ""
+                        chain = (
+                            " ; ".join(x.text for x in ft.directives if x.group == d.group) if defines else ""
+                        )
                     self.facts.directives.append(
-                        DirectiveFact(kind=d.kind, text=d.text, loc=Loc(rel, d.line, d.column), names=d.names)
+                        DirectiveFact(
+                            kind=d.kind,
+                            text=d.text,
+                            loc=Loc(rel, d.line, d.column),
+                            names=d.names,
+                            defines=defines,
+                            guard=guard,
+                            chain=chain,
+                        )
                     )
             self.branches(rel, ft)
             launch_lines = {(f.loc.line) for f in self.facts.launches if f.loc.path == rel}
@@ -2128,3 +2153,86 @@ def relpath(path: Path, root: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+_NOT_DEFINED_NAMES = frozenset({"if", "for", "while", "switch", "return", "sizeof", "decltype", "defined"})
+
+
+def _enclosing_conditions(ft: FileTokens) -> dict[int, str]:
+    """For each conditional directive (by offset), the conditions of the branches it sits in,
+    joined with &&: `#if defined(__CUDA_ARCH__)` around `#if __CUDA_ARCH__ < 600`."""
+    out: dict[int, str] = {}
+    stack: list[list[str]] = []  # per open chain: the conditions of its branches so far
+    for d in ft.directives:
+        if d.kind not in CONDITIONALS:
+            continue
+        if d.kind in ("if", "ifdef", "ifndef"):
+            out[d.offset] = " && ".join(_branch_condition(c) for c in stack)
+            stack.append([_condition(d)])
+        elif stack:
+            out[d.offset] = " && ".join(_branch_condition(c) for c in stack[:-1])
+            if d.kind == "endif":
+                stack.pop()
+            else:
+                stack[-1].append(_condition(d))
+    return out
+
+
+def _condition(d) -> str:
+    if d.kind in ("ifdef", "elifdef"):
+        return f"defined({d.text})"
+    if d.kind in ("ifndef", "elifndef"):
+        return f"!defined({d.text})"
+    return "1" if d.kind == "else" else d.text.replace("\\\n", " ")
+
+
+def _branch_condition(chain: list[str]) -> str:
+    """The condition under which the chain's latest branch is the one taken."""
+    *before, own = chain
+    return "(" + " && ".join([f"!({c})" for c in before] + [f"({own})"]) + ")"
+
+
+def _branch_defines(ft: FileTokens, d) -> tuple[str, ...]:
+    """The functions a conditional's own branch defines (not those of branches nested in it), as
+    "name(parameters)": a `name (...)` whose closing parenthesis is followed by a body, the name
+    not reached through `.` or `->`."""
+    later = [x.offset for x in ft.directives if x.group == d.group and x.offset > d.offset]
+    start, stop = d.end, (min(later) if later else len(ft.data))
+    nested: list[tuple[int, int]] = []  # nested chains, #if to the end of #endif
+    for x in ft.directives:
+        if start <= x.offset < stop and x.kind in ("if", "ifdef", "ifndef"):
+            ends = [y.end for y in ft.directives if y.group == x.group and y.kind == "endif"]
+            nested.append((x.offset, ends[0] if ends else stop))
+    toks = ft.tokens
+    i = bisect.bisect_left([t.offset for t in toks], start)
+    out: list[str] = []
+    n = len(toks)
+    while i < n and toks[i].offset < stop:
+        t = toks[i]
+        if any(a <= t.offset < b for a, b in nested):
+            i += 1
+            continue
+        if (
+            t.kind == IDENT
+            and t.text not in _NOT_DEFINED_NAMES
+            and i + 1 < n
+            and toks[i + 1].text == "("
+            and not (i > 0 and toks[i - 1].text in (".", "->", "::"))
+        ):
+            depth, j = 0, i + 1
+            while j < n and toks[j].offset < stop:
+                if toks[j].text == "(":
+                    depth += 1
+                elif toks[j].text == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            k = j + 1
+            while k < n and toks[k].kind == KEYWORD and toks[k].text in ("const", "noexcept"):
+                k += 1
+            if j < n and k < n and toks[k].text == "{":
+                out.append(f"{t.text}({ft.text(toks[i + 1].end, toks[j].offset)})")
+                i = j
+        i += 1
+    return tuple(out)

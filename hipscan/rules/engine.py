@@ -330,7 +330,9 @@ class RuleSet:
                 api_locs.add(loc)
             if confidence == "low" and not options.include_low_confidence:
                 continue
-            if _suppressed(facts, rule, loc[0], loc[1]) or loc[:2] in off_hip:
+            if _suppressed(facts, rule, loc[0], loc[1]):
+                continue
+            if loc[:2] in off_hip and not rule.reports_hip_skip:
                 continue
             if rule.hip_compiled_only and off_hip.hip_skips(loc[:2]):
                 continue

@@ -43,7 +43,7 @@ from hipscan.facts import (
     StringFact,
     WidthFact,
 )
-from hipscan.ppexpr import same_branch
+from hipscan.ppexpr import evaluate, same_branch
 from hipscan.rules.schema import ArgCond, MatchSpec
 
 # a matcher's placeholder holding more related locations for its finding (not a message field)
@@ -710,15 +710,43 @@ def match_directive(spec: MatchSpec, f: DirectiveFact, index: TUIndex, ctx) -> d
     reference = spec.conds.get("diverges_without")
     if reference is not None and _same_branch(f.text, reference):
         return None  # the HIP build takes the branch the reference NVIDIA build takes
+    define = ""
+    defines_re = spec.conds.get("defines_regex")
+    if defines_re is not None:
+        define = next((x for x in f.defines if defines_re.search(x)), "")
+        if not define:
+            return None
+    if not _not_re(spec, "not_chain_regex", f"{f.chain} ; {f.guard}"):
+        return None
+    condition = _CONTINUATION.sub(" ", f.text)
+    selected = spec.conds.get("selected_with")
+    if selected is not None and not evaluate(condition, _macro_values(selected)):
+        return None
+    off = spec.conds.get("off_without")
+    if off is not None and not any(
+        evaluate(c, {}, tuple(off)) == 0 for c in (condition, f.guard) if c
+    ):  # nested: a branch around it (`#if defined(__CUDA_ARCH__)`) may be what turns it off
+        return None  # on in hip-clang's passes too, or not decidable
     shown = _CONTINUATION.sub(" ", f.text)  # a directive continued over lines reads as one
-    return {"match": shown, "kind": f.kind, "text": shown, "names": ", ".join(hit)}
+    return {
+        "match": shown,
+        "kind": f.kind,
+        "text": shown,
+        "names": ", ".join(hit),
+        "define": _CONTINUATION.sub(" ", define.split("(", 1)[0]),
+    }
+
+
+def _macro_values(items) -> dict[str, int]:
+    values = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        values[name.strip()] = int(value or "1", 0)
+    return values
 
 
 def _same_branch(condition: str, reference: tuple[str, ...]) -> bool:
-    values = {}
-    for item in reference:
-        name, _, value = item.partition("=")
-        values[name.strip()] = int(value or "1", 0)
+    values = _macro_values(reference)
     return same_branch(condition, values, tuple(values)) is True
 
 

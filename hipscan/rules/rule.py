@@ -36,6 +36,7 @@ class Rule:
     once_per_chain: bool = False  # one finding per #if/#elif/#else chain (directive rules)
     fixed_in_rocm: tuple[int, ...] | None = None
     hip_compiled_only: bool = False  # quiet in every #if branch a HIP build skips
+    reports_hip_skip: bool = False  # the finding is the skip: not quieted where a HIP build skips
     quiet_in_torch_extension: bool = False  # torch.utils.cpp_extension's build already fixes it
     # not reported where the project's build files define one of these macros (the fix it asks for)
     unless_build_defines: tuple[str, ...] = ()

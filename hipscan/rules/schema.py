@@ -338,6 +338,16 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         # a #define whose macro the project names somewhere else (an alias no code expands
         # compiles to nothing)
         "macro_used": "bool",
+        # a conditional on a device-pass macro whose branch defines a function matching this
+        # ("atomicAdd(__half *address, __half val)")
+        "defines_regex": "regex",
+        # no directive of its chain, nor of the branches around it, matches this (a project's own
+        # ROCm branch beside the one a HIP build skips)
+        "not_chain_regex": "regex",
+        # ["__CUDA_ARCH__=600"]: the condition holds in a build with these values ...
+        "selected_with": "strs",
+        # ... and fails where these macros are not defined (hip-clang's passes)
+        "off_without": "strs",
     },
     "build": {"kind": "strs", "value_regex": "regex", "tool": "strs"},
     "function": {
@@ -423,7 +433,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     "out_value": frozenset({"name", "source", "var", "op", "literal", "expr"}),
     "string": frozenset({"text"}),
     "include": frozenset({"name", "resolved", "reached"}),
-    "directive": frozenset({"kind", "text", "names"}),
+    "directive": frozenset({"kind", "text", "names", "define"}),
     "build": frozenset({"kind", "value", "tool"}),
     "function": frozenset(
         {
@@ -496,6 +506,9 @@ RULE_KEYS = {
     # a finding only where the HIP build compiles the line: quiet in every branch it skips, also
     # one with no other branch to take (a project definition that would collide with HIP's)
     "hip_compiled_only": ("bool", False),
+    # the finding is that a HIP build skips the code: not quieted where it does (nested in a
+    # branch only nvcc's device pass compiles)
+    "reports_hip_skip": ("bool", False),
     # not reported in a PyTorch extension, whose build (torch.utils.cpp_extension) already does
     # what the rule asks; the rule's explanation says what that is
     "quiet_in_torch_extension": ("bool", False),
