@@ -64,11 +64,13 @@ def test_watched_identifiers_are_exact_names(rules):
     watched = rules.watched_identifiers
     # a name or a qualified name (thrust::cuda::par), which the token pass matches token by token,
     # a namespace's every name (mgpu::*), ".member" for a member a rule reads wherever it is
-    # read, or "&call" for a call whose written value is followed (no token is spelled so)
-    assert all(re.fullmatch(r"[.&]?[A-Za-z_]\w*(::[A-Za-z_]\w*)*(::\*)?", n) for n in watched)
+    # read, "&call" for a call whose written value is followed, or "(call" for one whose
+    # argument types are kept (no token is spelled so)
+    assert all(re.fullmatch(r"[.&(]?[A-Za-z_]\w*(::[A-Za-z_]\w*)*(::\*)?", n) for n in watched)
     assert "mgpu::*" in watched
     assert ".sharedMemPerBlockOptin" in watched
     assert "&cudaRuntimeGetVersion" in watched
+    assert "(cublasZgemm" in watched and "(cudaHostGetDevicePointer" in watched
     assert "cudaGraphConditionalHandleCreate" in watched  # a catalogue ident rule
     assert "cudaMalloc" not in watched  # mapped one-to-one: nothing to report
 

@@ -912,7 +912,10 @@ class Extractor:
                 )
         if callee in WRITTEN_ARGUMENT_CALLEES and not self.declared_in_project(ref):
             arg_types = tuple(_written_type(a) for a in arguments)
-        elif member_of or (callee in TYPED_ARGUMENT_CALLEES and not self.declared_in_project(ref)):
+        elif member_of or (
+            (callee in TYPED_ARGUMENT_CALLEES or "(" + callee in self.watched)
+            and not self.declared_in_project(ref)
+        ):
             arg_types = tuple(_argument_type(a) for a in arguments)
         else:
             arg_types = ()
@@ -1062,6 +1065,7 @@ class Extractor:
                 context=space,
                 function=fname,
                 args=tuple(self.text(a, within=whole) for a in kids[1:]),
+                arg_types=tuple(_argument_type(a) for a in kids[1:]) if "(" + name in self.watched else (),
                 mask_typedef=mask_typedef,
                 mask_typedef_loc=mask_typedef_loc,
             )

@@ -136,6 +136,18 @@ class RuleSet:
             for spec in r.match:
                 if spec.fact == "api":
                     watched.update(self._api_names(spec))
+                elif spec.fact == "call" and (
+                    spec.get("arg_types_regex") is not None
+                    or any(
+                        a.type_regex is not None or a.not_type_regex is not None for a in spec.get("arg", ())
+                    )
+                ):
+                    # "(name": the front end keeps this callee's argument types
+                    pattern = spec.get("callee_regex")
+                    names = set(spec.get("callee", ()))
+                    if pattern is not None:
+                        names.update(n for n in self.table.entries if pattern.search(n))
+                    watched.update("(" + n for n in names)
         self.watched_identifiers: frozenset[str] = frozenset(watched)
         self.watched_strings: frozenset[str] = frozenset(strings)
         # (fact kind) -> name -> [(rule, block index, spec)] and the blocks without a name key

@@ -343,6 +343,8 @@ def match_call(spec: MatchSpec, f: CallFact, index: TUIndex, ctx) -> dict | None
         return None
     if "result_type_regex" in spec.conds and not f.result_type:
         return None
+    if not _re(spec, "arg_types_regex", ", ".join(f.arg_types)):
+        return None
     if "member_of_regex" in spec.conds and not f.member_of:
         return None
     method = spec.conds.get("method")

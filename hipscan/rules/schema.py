@@ -205,6 +205,9 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         # HIP's twin (default_args.csv) needs more arguments than the call passes: CUDA fills the
         # rest from defaults HIP does not declare (quiet from the release whose HIP has them)
         "hip_needs_more_args": "bool",
+        # an argument's canonical type (typedefs resolved) matches: the front end keeps the
+        # argument types of the callees such a block names
+        "arg_types_regex": "regex",
     },
     "launch": {
         "kernel_regex": "regex",
