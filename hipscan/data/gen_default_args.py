@@ -51,6 +51,21 @@ def params(text: str, open_at: int) -> tuple[list[str], str] | None:
     return None
 
 
+TEMPLATE_HEAD = re.compile(r"template\s*<([^<>]*)>\s*(?:(?:static|inline|__host__)\s+)*\w+\s*$")
+
+
+def _undeducible_template(before: str, ps: list[str]) -> bool:
+    """A function template whose template parameters no function parameter names (HIP's
+    `template <class T> hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *, unsigned, unsigned
+    = 0)`): a call without explicit template arguments cannot use it, nor its defaults."""
+    m = TEMPLATE_HEAD.search(before)
+    if not m:
+        return False
+    names = re.findall(r"(?:class|typename)\s+(\w+)", m.group(1))
+    joined = " ".join(ps)
+    return bool(names) and not any(re.search(rf"\b{n}\b", joined) for n in names)
+
+
 def arities(paths: list[Path], prefix: str) -> dict[str, tuple[int, int]]:
     """Per function: (fewest arguments any declaration accepts, most parameters any declares)."""
     out: dict[str, tuple[int, int]] = {}
@@ -70,6 +85,8 @@ def arities(paths: list[Path], prefix: str) -> dict[str, tuple[int, int]]:
             ps = got[0]
             if any("..." in p for p in ps):
                 continue
+            if _undeducible_template(before, ps):
+                continue  # `template <class T>` no parameter names: callable only as name<T>(...)
             required = sum(1 for p in ps if not DEFAULT.search(p))
             lo, hi = out.get(name, (1 << 30, 0))
             out[name] = (min(lo, required), max(hi, len(ps)))
