@@ -1235,11 +1235,53 @@ class Extractor:
             return
         loc, absname, off = where
         ft = self.files[absname][1]
-        text = _asm_text(ft, token_index(ft, off))
+        word = self.word_at(absname, off)
+        body = None
+        if word not in ("asm", "__asm__", "__asm") and word in self._macros:
+            # written in a project macro's body (NCCL's `#define WAIT_NEXT ... asm volatile(...)`):
+            # placed where the body spells it, the line a port edits, once for all its uses
+            body = self.macro_body_asm(absname, off, word)
+        if body is not None:
+            loc, text = body
+        else:
+            text = _asm_text(ft, token_index(ft, off))
         ins, regs = parse_asm(text)
         self.facts.asms.append(
             AsmFact(text=text, loc=loc, context=space, function=fname, instructions=ins, registers=regs)
         )
+
+    def macro_body_asm(self, absname: str, offset: int, macro: str) -> tuple[Loc, str] | None:
+        """Where the body of the macro used at ``offset`` (or of a project macro it uses) writes
+        its next asm statement (the n-th of one expansion is the n-th the bodies spell), with the
+        statement's text; None when no body spells one."""
+        key = (absname, offset, "asm")
+        nth = self._body_calls.get(key, 0)
+        self._body_calls[key] = nth + 1
+        for found in self._body_asms_of(macro, 3):
+            if nth == 0:
+                return found
+            nth -= 1
+        return None
+
+    def _body_asms_of(self, macro: str, depth: int):
+        definition = self.macro_definition(macro)
+        if definition is None or depth == 0:
+            return
+        ptr, _line, _col, start = file_location_ptr(definition.extent.start)
+        end = file_location_ptr(definition.extent.end)[3]
+        entry = self._file_entry(self._name(ptr))
+        if entry is None:
+            return
+        rel, ft = entry
+        toks = ft.tokens
+        for i in range(token_index(ft, start) + 1, len(toks)):
+            t = toks[i]
+            if t.offset >= end:
+                break
+            if t.kind == KEYWORD and t.text in ("asm", "__asm__", "__asm"):
+                yield Loc(rel, t.line, t.column), _CONTINUED.sub(" ", _asm_text(ft, i))
+            elif t.kind == IDENT and t.text != macro and t.text in self._macros:
+                yield from self._body_asms_of(t.text, depth - 1)
 
     def _watched_argument(self, parents: list[ci.Cursor]) -> bool:
         """Whether a literal is written directly as an argument of a call the rules watch (any
