@@ -1254,25 +1254,36 @@ class Extractor:
         """Where the body of the macro used at ``offset`` (or of a project macro it uses) writes
         its next asm statement (the n-th of one expansion is the n-th the bodies spell), with the
         statement's text; None when no body spells one."""
-        key = (absname, offset, "asm")
+        return self._nth_from_body((absname, offset, "asm"), self._body_asms_of(macro, 3))
+
+    def _nth_from_body(self, key: tuple, found) -> tuple | None:
+        """The n-th of what the macro bodies spell for the n-th visit of one expansion (a macro
+        used once brings each of its body's calls once, in order)."""
         nth = self._body_calls.get(key, 0)
         self._body_calls[key] = nth + 1
-        for found in self._body_asms_of(macro, 3):
+        for item in found:
             if nth == 0:
-                return found
+                return item
             nth -= 1
         return None
 
-    def _body_asms_of(self, macro: str, depth: int):
+    def _macro_body(self, macro: str, depth: int) -> tuple[str, FileTokens, int, int] | None:
+        """(relative path, tokens, start, end offset) of a project macro's definition."""
         definition = self.macro_definition(macro)
         if definition is None or depth == 0:
-            return
+            return None
         ptr, _line, _col, start = file_location_ptr(definition.extent.start)
         end = file_location_ptr(definition.extent.end)[3]
         entry = self._file_entry(self._name(ptr))
         if entry is None:
+            return None
+        return entry[0], entry[1], start, end
+
+    def _body_asms_of(self, macro: str, depth: int):
+        body = self._macro_body(macro, depth)
+        if body is None:
             return
-        rel, ft = entry
+        rel, ft, start, end = body
         toks = ft.tokens
         for i in range(token_index(ft, start) + 1, len(toks)):
             t = toks[i]
@@ -1535,29 +1546,18 @@ class Extractor:
         writes its next call of ``callee`` (the n-th call of it one expansion brings is the n-th
         the bodies spell), with the arguments as written there; None when no body defined in
         the same file spells the call."""
-        key = (absname, offset, callee)
-        nth = self._body_calls.get(key, 0)
-        self._body_calls[key] = nth + 1
-        for found in self._body_calls_of(self.word_at(absname, offset), callee, absname, 3):
-            if nth == 0:
-                return found
-            nth -= 1
-        return None
+        macro = self.word_at(absname, offset)
+        return self._nth_from_body((absname, offset, callee), self._body_calls_of(macro, callee, absname, 3))
 
     def _body_calls_of(self, macro: str, callee: str, absname: str, depth: int):
         """The calls of ``callee`` the body of ``macro`` spells, nested project macros' included,
         in the order they are written: (location, argument texts). The macro may be defined in
         another project file (a header another translation unit carries): the fact is then
         placed there, and the scan keeps one finding per place for all the files that use it."""
-        definition = self.macro_definition(macro)
-        if definition is None or depth == 0:
+        body = self._macro_body(macro, depth)
+        if body is None:
             return
-        ptr, _line, _col, start = file_location_ptr(definition.extent.start)
-        end = file_location_ptr(definition.extent.end)[3]
-        entry = self._file_entry(self._name(ptr))
-        if entry is None:
-            return
-        rel, ft = entry
+        rel, ft, start, end = body
         toks = ft.tokens
         i = token_index(ft, start) + 1  # past the macro's own name
         params: set[str] = set()
@@ -2265,20 +2265,18 @@ def _branch_defines(ft: FileTokens, d) -> tuple[str, ...]:
             and toks[i + 1].text == "("
             and not (i > 0 and toks[i - 1].text in (".", "->", "::"))
         ):
-            depth, j = 0, i + 1
-            while j < n and toks[j].offset < stop:
-                if toks[j].text == "(":
-                    depth += 1
-                elif toks[j].text == ")":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
-            k = j + 1
+            _args, k = _paren_args(ft, i + 1)  # k: past the closing parenthesis
+            close = k - 1
             while k < n and toks[k].kind == KEYWORD and toks[k].text in ("const", "noexcept"):
                 k += 1
-            if j < n and k < n and toks[k].text == "{":
-                out.append(f"{t.text}({ft.text(toks[i + 1].end, toks[j].offset)})")
-                i = j
+            if (
+                close < n
+                and toks[close].text == ")"
+                and k < n
+                and toks[k].text == "{"
+                and toks[k].offset < stop
+            ):
+                out.append(f"{t.text}({ft.text(toks[i + 1].end, toks[close].offset)})")
+                i = close
         i += 1
     return tuple(out)
