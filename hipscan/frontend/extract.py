@@ -112,6 +112,7 @@ _COMPOUND_ASSIGN = K.COMPOUND_ASSIGNMENT_OPERATOR.value
 _BINARY = K.BINARY_OPERATOR.value
 _UNARY = K.UNARY_OPERATOR.value
 _WRAPPER_EXPRS = frozenset({K.UNEXPOSED_EXPR.value, K.PAREN_EXPR.value})
+_ASM_KEYWORDS = frozenset({"asm", "__asm__", "__asm"})
 _CXX_UNARY_EXPR = K.CXX_UNARY_EXPR.value
 # CUDA's vector types (and cuComplex, a float2/double2): aggregates in CUDA, classes with
 # constructors in HIP (HIP_vector_type)
@@ -1237,7 +1238,7 @@ class Extractor:
         ft = self.files[absname][1]
         word = self.word_at(absname, off)
         body = None
-        if word not in ("asm", "__asm__", "__asm") and word in self._macros:
+        if word not in _ASM_KEYWORDS and word in self._macros:
             # written in a project macro's body (NCCL's `#define WAIT_NEXT ... asm volatile(...)`):
             # placed where the body spells it, the line a port edits, once for all its uses
             body = self.macro_body_asm(absname, off, word)
@@ -1289,7 +1290,7 @@ class Extractor:
             t = toks[i]
             if t.offset >= end:
                 break
-            if t.kind == KEYWORD and t.text in ("asm", "__asm__", "__asm"):
+            if t.kind == KEYWORD and t.text in _ASM_KEYWORDS:
                 yield Loc(rel, t.line, t.column), _CONTINUED.sub(" ", _asm_text(ft, i))
             elif t.kind == IDENT and t.text != macro and t.text in self._macros:
                 yield from self._body_asms_of(t.text, depth - 1)
@@ -1871,7 +1872,7 @@ class Extractor:
                 device_pass = skipped and inactive[ranges_i][2]
                 if skipped and not device_pass:
                     switch = ft.switched.get(inactive[ranges_i][0])
-                    if switch and t.kind == KEYWORD and t.text in ("asm", "__asm__", "__asm"):
+                    if switch and t.kind == KEYWORD and t.text in _ASM_KEYWORDS:
                         self.inactive_asm(rel, ft, idx, context, switch)
                     continue
                 names = self.ident_names(toks, idx, in_directive) if t.kind == IDENT else []
@@ -1920,7 +1921,7 @@ class Extractor:
                             )
                         )
                         launch_lines.add(t.line)
-                elif device_pass and t.kind == KEYWORD and t.text in ("asm", "__asm__", "__asm"):
+                elif device_pass and t.kind == KEYWORD and t.text in _ASM_KEYWORDS:
                     self.inactive_asm(rel, ft, idx, context)
             if ft.suppressions:
                 self.facts.suppressions[rel] = dict(ft.suppressions)
@@ -2229,7 +2230,7 @@ def _condition(d) -> str:
         return f"defined({d.text})"
     if d.kind in ("ifndef", "elifndef"):
         return f"!defined({d.text})"
-    return "1" if d.kind == "else" else d.text.replace("\\\n", " ")
+    return "1" if d.kind == "else" else _CONTINUED.sub(" ", d.text)
 
 
 def _branch_condition(chain: list[str]) -> str:
@@ -2250,7 +2251,7 @@ def _branch_defines(ft: FileTokens, d) -> tuple[str, ...]:
             ends = [y.end for y in ft.directives if y.group == x.group and y.kind == "endif"]
             nested.append((x.offset, ends[0] if ends else stop))
     toks = ft.tokens
-    i = bisect.bisect_left([t.offset for t in toks], start)
+    i = token_index(ft, start)
     out: list[str] = []
     n = len(toks)
     while i < n and toks[i].offset < stop:
