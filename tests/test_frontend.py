@@ -429,3 +429,19 @@ def test_unknown_name_found_inside_a_macro_argument():
     assert rest[at:].startswith(b"cublasSdot(")
     assert _name_at(b"cublasSdot(h)", "cublasSdot") == 0
     assert _name_at(b"CHECK(mycublasSdot2(h))", "cublasSdot") == 0  # no whole word: as before
+
+
+def test_discovery_takes_included_headers_without_a_suffix(tmp_path):
+    # libcu++-style headers (`<cuda/std/atomic>` -> `detail/impl`) are scanned once something
+    # includes them; a licence, a script and an unincluded header-looking file are not
+    inc = tmp_path / "include" / "lib" / "std"
+    (inc / "detail").mkdir(parents=True)
+    (inc / "atomic").write_text('// -*- C++ -*-\n#ifndef A\n#define A\n#include "detail/impl"\n#endif\n')
+    (inc / "detail" / "impl").write_text("#pragma once\n__device__ int f(int *p) { return *p; }\n")
+    (inc / "unused").write_text("#pragma once\n__device__ int g();\n")
+    (tmp_path / "LICENSE").write_text("Copyright\n")
+    (tmp_path / "configure").write_text("#!/bin/sh\n#include <lib/std/atomic>\n")
+    (tmp_path / "use.cu").write_text("#include <lib/std/atomic>\n__global__ void k(int *p) { f(p); }\n")
+    s = discover([tmp_path], ScanConfig().excludes)
+    assert [p.relative_to(tmp_path).as_posix() for p in s.headers] == ["include/lib/std/detail/impl"]
+    assert {p.name for p in s.project_files} == {"use.cu", "atomic", "impl"}

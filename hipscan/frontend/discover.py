@@ -119,6 +119,7 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
             for n in filenames:
                 _config_template(result, Path(dirpath) / n)
     plain: list[Path] = []  # C/C++ files with no CUDA marker of their own
+    bare: list[Path] = []  # names without a suffix that read as C++ (`<cuda/std/atomic>`)
     for full in candidates:
         name = full.name
         suffix = full.suffix.lower()
@@ -127,6 +128,9 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
         # GNU make reads GNUmakefile, makefile and Makefile (PETSc's per-folder `makefile`s)
         if name in BUILD_NAMES or name.startswith(MAKE_NAMES) or name.endswith(BUILD_SUFFIXES):
             result.build_files.append(full)
+            continue
+        if "." not in name and _reads_as_header(full):
+            bare.append(full)
             continue
         if suffix not in ALWAYS and suffix not in MAYBE:
             continue
@@ -143,8 +147,65 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
             result.sources.append(full)
         else:
             plain.append(full)
+    for full in _included_bare(root, [*result.sources, *result.headers, *plain], bare):
+        result.project_files.add(full)
+        (result.headers if is_cuda(full) else plain).append(full)
     _through_includes(result, plain)
     return result
+
+
+# the start of a C or C++ header: comments, then a preprocessor line or a C++ declaration
+_HEADER_START = re.compile(
+    rb"\A(?:\s|//[^\n]*\n|/\*.*?\*/)*(?:#[ \t]*(?:ifndef|if|pragma|include|define)\b|"
+    rb"(?:namespace|template|extern|class|struct)\b)",
+    re.S,
+)
+_ANY_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
+
+
+def _reads_as_header(path: Path) -> bool:
+    """A file without a suffix that starts as C++ does (libcu++'s `cuda/std/atomic`, Eigen's
+    `Eigen/Core`); scripts, licences and READMEs do not."""
+    head = _read(path, 4096)
+    return b"\0" not in head and bool(_HEADER_START.match(head))
+
+
+def _included_bare(root: Path, files: list[Path], bare: list[Path], rounds: int = 6) -> list[Path]:
+    """The suffix-less headers some scanned file includes, in the order met: an include names one
+    by its path from the tree (or its tail, when that is unique and has a folder) or, quoted, by
+    its name beside the includer. A suffix-less file nothing includes is left out."""
+    if not bare:
+        return []
+    by_rel = {str(p.relative_to(root)).replace(os.sep, "/"): p for p in bare if p.is_relative_to(root)}
+    known = set(by_rel.values())
+    chosen: list[Path] = []
+    todo = files
+    for _ in range(rounds):
+        found: list[Path] = []
+        for f in todo:
+            for m in _ANY_INCLUDE.finditer(_read(f)):
+                name = m.group(1).decode("utf-8", "replace").strip()
+                hit = _resolve_bare(name, f, by_rel, known)
+                if hit is not None and hit not in chosen and hit not in found:
+                    found.append(hit)
+        if not found:
+            break
+        chosen += found
+        todo = found
+    return chosen
+
+
+def _resolve_bare(include: str, includer: Path, by_rel: dict[str, Path], known: set[Path]) -> Path | None:
+    beside = Path(os.path.normpath(includer.parent / include))
+    if beside in known:
+        return beside
+    include = include.lstrip("./")
+    if include in by_rel:
+        return by_rel[include]
+    if "/" not in include:
+        return None
+    hits = [p for r, p in by_rel.items() if r.endswith("/" + include)]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _config_template(result: SourceSet, path: Path) -> bool:
