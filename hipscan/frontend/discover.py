@@ -32,7 +32,12 @@ CUDA_MARKERS = re.compile(
     rb"#[ \t]*include[ \t]*[<\"](?:[^>\"\n]*/)?[^>\"\n/]*(?i:cuda)[^>\"\n/]*[>\"]|"
     # ... or the driver's or NVRTC's result types: a header that declares the API for a loader
     # that opens libcuda/libnvrtc at run time (hashcat's ext_cuda.h), calling nothing itself
-    rb"\b(?:CUresult|CUdevice_attribute|nvrtcResult)\b"
+    rb"\b(?:CUresult|CUdevice_attribute|nvrtcResult)\b|"
+    # ... or inline PTX, whose functions a project macro marks as device code (libcu++'s
+    # `_LIBCUDACXX_DEVICE void __cuda_membar_block() { asm volatile("membar.cta;" ...); }`)
+    rb"\b(?:asm|__asm__)(?:[ \t]+(?:volatile|__volatile__))?[ \t]*\([ \t]*\"[ \t]*"
+    rb"(?:membar|fence|atom|red|shfl|vote|bar|mma|ldmatrix|mbarrier|prmt|activemask|ld|st|mov|cvta)"
+    rb"\.[a-z0-9_.]+"
 )
 
 

@@ -1861,6 +1861,11 @@ class Extractor:
                     )
             self.branches(rel, ft)
             launch_lines = {(f.loc.line) for f in self.facts.launches if f.loc.path == rel}
+            # where clang gave up on the file, an asm statement may lie in a declaration it dropped
+            # (`static inline _LIBCUDACXX_DEVICE void f() { asm volatile("fence.sc.cta;"); }` with
+            # the macro's header not found): read from the tokens, unless the AST has it
+            broken = any(e.loc.path == rel for e in self.facts.clang_errors)
+            asm_lines = {f.loc.line for f in self.facts.asms if f.loc.path == rel} if broken else set()
             inactive = sorted(ft.inactive)
             ranges_i = 0
             in_directive = _span_test([(d.offset, d.end) for d in ft.directives])
@@ -1923,6 +1928,8 @@ class Extractor:
                         launch_lines.add(t.line)
                 elif device_pass and t.kind == KEYWORD and t.text in _ASM_KEYWORDS:
                     self.inactive_asm(rel, ft, idx, context)
+                elif broken and t.kind == KEYWORD and t.text in _ASM_KEYWORDS and t.line not in asm_lines:
+                    self.unparsed_asm(rel, ft, idx, context)
             if ft.suppressions:
                 self.facts.suppressions[rel] = dict(ft.suppressions)
 
@@ -1947,6 +1954,29 @@ class Extractor:
                 registers=regs,
                 from_inactive_branch=True,
                 switch=switch,
+            )
+        )
+
+    def unparsed_asm(self, rel: str, ft: FileTokens, idx: int, context) -> None:
+        """An asm statement in active code that the AST lacks because clang could not parse its
+        declaration. Only what may be PTX is taken (dotted opcodes or special registers); outside
+        a known function it counts as host code, where the rules take only spellings no CPU
+        assembly has."""
+        t = ft.tokens[idx]
+        sp, nm = context(t.offset)
+        text = _asm_text(ft, idx)
+        ins, regs = parse_asm(text)
+        if not (regs or any(PTX_OPCODE.fullmatch(i) for i in ins)):
+            return
+        nm = nm or _function_around(ft, idx)
+        self.facts.asms.append(
+            AsmFact(
+                text=text,
+                loc=Loc(rel, t.line, t.column),
+                context=sp if sp != "file" else "host",  # the rules tell PTX there by its own spelling
+                function=nm,
+                instructions=ins,
+                registers=regs,
             )
         )
 
@@ -2003,6 +2033,36 @@ def _paren_args(ft: FileTokens, i: int) -> tuple[list[str], int]:
             start = t.end
         j += 1
     return [a for a in args if a], j
+
+
+def _function_around(ft: FileTokens, i: int) -> str:
+    """The name before the parameter list of the body that token i sits in (`f` of
+    `void f(int *p) { ... }`), read from the tokens where the AST lost the declaration."""
+    toks, depth = ft.tokens, 0
+    j = i - 1
+    while j >= 0:  # back to the `{` that opens the enclosing body
+        if toks[j].kind == PUNCT and toks[j].text == "}":
+            depth += 1
+        elif toks[j].kind == PUNCT and toks[j].text == "{":
+            if depth == 0:
+                break
+            depth -= 1
+        j -= 1
+    j -= 1
+    while j >= 0 and not (toks[j].kind == PUNCT and toks[j].text in (")", ";", "{", "}")):
+        j -= 1  # qualifiers between the parameters and the body (`const`, `noexcept`, `@`)
+    if j < 0 or toks[j].text != ")":
+        return ""
+    depth = 0
+    while j >= 0:
+        if toks[j].text == ")":
+            depth += 1
+        elif toks[j].text == "(":
+            depth -= 1
+            if depth == 0:
+                break
+        j -= 1
+    return toks[j - 1].text if j >= 1 and toks[j - 1].kind == IDENT else ""
 
 
 def _asm_text(ft: FileTokens, i: int) -> str:
