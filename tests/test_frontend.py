@@ -445,3 +445,13 @@ def test_discovery_takes_included_headers_without_a_suffix(tmp_path):
     s = discover([tmp_path], ScanConfig().excludes)
     assert [p.relative_to(tmp_path).as_posix() for p in s.headers] == ["include/lib/std/detail/impl"]
     assert {p.name for p in s.project_files} == {"use.cu", "atomic", "impl"}
+
+
+def test_discovery_takes_inline_ptx_as_cuda(tmp_path):
+    # libcu++'s generated atomics: device code only through a macro, PTX in every function
+    (tmp_path / "atomics.h").write_text(
+        'static inline DEVICE void fence() { asm volatile("fence.sc.gpu;" ::: "memory"); }\n'
+    )
+    (tmp_path / "x86.h").write_text('static inline void pause() { asm volatile("pause" ::: "memory"); }\n')
+    s = discover([tmp_path], ScanConfig().excludes)
+    assert [p.name for p in s.headers] == ["atomics.h"]
