@@ -2038,31 +2038,28 @@ def _paren_args(ft: FileTokens, i: int) -> tuple[list[str], int]:
 def _function_around(ft: FileTokens, i: int) -> str:
     """The name before the parameter list of the body that token i sits in (`f` of
     `void f(int *p) { ... }`), read from the tokens where the AST lost the declaration."""
-    toks, depth = ft.tokens, 0
-    j = i - 1
-    while j >= 0:  # back to the `{` that opens the enclosing body
-        if toks[j].kind == PUNCT and toks[j].text == "}":
-            depth += 1
-        elif toks[j].kind == PUNCT and toks[j].text == "{":
-            if depth == 0:
-                break
-            depth -= 1
-        j -= 1
-    j -= 1
+    toks = ft.tokens
+    j = _match_back(toks, i - 1, "{", "}", depth=1) - 1  # before the `{` that opens the body
     while j >= 0 and not (toks[j].kind == PUNCT and toks[j].text in (")", ";", "{", "}")):
         j -= 1  # qualifiers between the parameters and the body (`const`, `noexcept`, `@`)
     if j < 0 or toks[j].text != ")":
         return ""
-    depth = 0
+    j = _match_back(toks, j, "(", ")")
+    return toks[j - 1].text if j >= 1 and toks[j - 1].kind == IDENT else ""
+
+
+def _match_back(toks: list, j: int, open_: str, close: str, depth: int = 0) -> int:
+    """Walking back from token j, the `open_` that balances the `close`s met (and ``depth``
+    already open); -1 when there is none."""
     while j >= 0:
-        if toks[j].text == ")":
+        if toks[j].text == close:
             depth += 1
-        elif toks[j].text == "(":
+        elif toks[j].text == open_:
             depth -= 1
             if depth == 0:
-                break
+                return j
         j -= 1
-    return toks[j - 1].text if j >= 1 and toks[j - 1].kind == IDENT else ""
+    return -1
 
 
 def _asm_text(ft: FileTokens, i: int) -> str:
@@ -2188,16 +2185,7 @@ def _launch_name(toks: list, i: int):
     """The kernel-name token before ``<<<`` at index i (skipping ``<template args>``)."""
     j = i - 1
     if j >= 0 and toks[j].text == ">":
-        depth = 0
-        while j >= 0:
-            if toks[j].text == ">":
-                depth += 1
-            elif toks[j].text == "<":
-                depth -= 1
-                if depth == 0:
-                    break
-            j -= 1
-        j -= 1
+        j = _match_back(toks, j, "<", ">") - 1
     if j >= 0 and toks[j].kind == IDENT:
         return toks[j]
     return None
