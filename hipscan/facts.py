@@ -95,6 +95,9 @@ class AsmFact:
     registers: tuple[str, ...] = ()  # special registers named, e.g. ("%laneid",)
     from_inactive_branch: bool = False  # found by the token fallback in a preprocessor-skipped block
     switch: str = ""  # the project switch that keeps its branch off (`PTX` of `#ifdef PTX`)
+    # the `<nv/target>` selector of the arm it is written in when that names NVIDIA architectures
+    # (`NV_PROVIDES_SM_80` of `NV_IF_TARGET(NV_PROVIDES_SM_80, (asm(...);))`), which hip-clang never takes
+    arch_arm: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import dataclasses
 import os
 import re
 from collections.abc import Callable
@@ -1932,6 +1933,7 @@ class Extractor:
                     self.unparsed_asm(rel, ft, idx, context)
             if ft.suppressions:
                 self.facts.suppressions[rel] = dict(ft.suppressions)
+            self.tag_arch_arms(rel, ft)
 
     def inactive_asm(self, rel: str, ft: FileTokens, idx: int, context, switch: str = "") -> None:
         """An asm statement in a preprocessor-inactive block: one nvcc's device pass compiles
@@ -1979,6 +1981,22 @@ class Extractor:
                 registers=regs,
             )
         )
+
+    def tag_arch_arms(self, rel: str, ft: FileTokens) -> None:
+        """Mark the file's asm statements written in an `<nv/target>` arm for NVIDIA architectures:
+        CCCL's macros select no such arm where `__CUDA_ARCH__` is undefined, as in hip-clang's
+        passes, so the statement is never compiled for AMD (libcu++'s mbarrier PTX in
+        `NV_DISPATCH_TARGET(NV_PROVIDES_SM_90, (...), NV_PROVIDES_SM_80, (...))`)."""
+        arms = _nv_arch_arms(ft)
+        if not arms:
+            return
+        for k, a in enumerate(self.facts.asms):
+            if a.loc.path != rel:
+                continue
+            at = (a.loc.line, a.loc.column)
+            selector = next((sel for start, end, sel in arms if start <= at < end), "")
+            if selector:
+                self.facts.asms[k] = dataclasses.replace(a, arch_arm=selector)
 
     def branches(self, rel: str, ft: FileTokens) -> None:
         """Every branch of the file's #if chains, with the conditions that lead to it."""
@@ -2036,16 +2054,63 @@ def _paren_args(ft: FileTokens, i: int) -> tuple[list[str], int]:
 
 
 def _function_around(ft: FileTokens, i: int) -> str:
-    """The name before the parameter list of the body that token i sits in (`f` of
-    `void f(int *p) { ... }`), read from the tokens where the AST lost the declaration."""
+    """The name before the parameter list of the function body that token i sits in (`f` of
+    `void f(int *p) { for (...) { ... } }`), read from the tokens where the AST lost the
+    declaration; bodies of `for`, `if`, `while` and `switch` are passed through outwards."""
     toks = ft.tokens
-    j = _match_back(toks, i - 1, "{", "}", depth=1) - 1  # before the `{` that opens the body
-    while j >= 0 and not (toks[j].kind == PUNCT and toks[j].text in (")", ";", "{", "}")):
-        j -= 1  # qualifiers between the parameters and the body (`const`, `noexcept`, `@`)
-    if j < 0 or toks[j].text != ")":
-        return ""
-    j = _match_back(toks, j, "(", ")")
-    return toks[j - 1].text if j >= 1 and toks[j - 1].kind == IDENT else ""
+    j = i
+    while True:
+        j = _match_back(toks, j - 1, "{", "}", depth=1) - 1  # before the `{` that opens the body
+        if j < 0:
+            return ""
+        k = j
+        while k >= 0 and not (toks[k].kind == PUNCT and toks[k].text in (")", ";", "{", "}")):
+            k -= 1  # qualifiers between the parameters and the body (`const`, `noexcept`, `@`)
+        if k < 0 or toks[k].text != ")":
+            return ""
+        k = _match_back(toks, k, "(", ")")
+        if k >= 1 and toks[k - 1].kind == IDENT:
+            return toks[k - 1].text
+        j += 1  # a statement's body: look for the one around it
+
+
+_NV_TARGET_MACROS = frozenset({"NV_IF_TARGET", "NV_IF_ELSE_TARGET", "NV_DISPATCH_TARGET"})
+_NV_ARCH_SELECTOR = re.compile(r"NV_PROVIDES_SM_\d+|NV_IS_EXACTLY_SM_\d+|NV_HAS_FEATURE_\w+")
+
+
+def _nv_arch_arms(ft: FileTokens) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
+    """(start, end, selector) as (line, column) of each `<nv/target>` arm whose selector names
+    NVIDIA architectures: the arm after each selector of `NV_DISPATCH_TARGET(q1, (a1), q2, (a2))`,
+    the first arm of `NV_IF_TARGET(q, (a)[, (b)])` and `NV_IF_ELSE_TARGET(q, (a), (b))`."""
+    toks, arms = ft.tokens, []
+    for i, t in enumerate(toks):
+        if (
+            t.kind != IDENT
+            or t.text not in _NV_TARGET_MACROS
+            or i + 1 >= len(toks)
+            or toks[i + 1].text != "("
+        ):
+            continue
+        args, depth, start = [], 0, i + 2  # top-level arguments as token index ranges
+        for j in range(i + 1, len(toks)):
+            x = toks[j].text
+            if x in ("(", "[", "{"):
+                depth += 1
+            elif x in (")", "]", "}"):
+                depth -= 1
+                if depth == 0:
+                    args.append((start, j))
+                    break
+            elif x == "," and depth == 1:
+                args.append((start, j))
+                start = j + 1
+        if t.text != "NV_DISPATCH_TARGET":
+            args = args[:2]  # the else arm of NV_IF_TARGET / NV_IF_ELSE_TARGET is what AMD takes
+        for (qa, qb), (aa, ab) in zip(args[0::2], args[1::2], strict=False):
+            selector = " ".join(x.text for x in toks[qa:qb])
+            if aa < ab and _NV_ARCH_SELECTOR.fullmatch(selector):
+                arms.append(((toks[aa].line, toks[aa].column), (toks[ab].line, toks[ab].column), selector))
+    return arms
 
 
 def _match_back(toks: list, j: int, open_: str, close: str, depth: int = 0) -> int:

@@ -412,6 +412,10 @@ def match_launch(spec: MatchSpec, f: LaunchFact, index: TUIndex, _opts) -> dict 
 
 
 def match_asm(spec: MatchSpec, f: AsmFact, index: TUIndex, _opts) -> dict | None:
+    # PTX in an `<nv/target>` arm for NVIDIA architectures is never compiled for AMD: no asm rule
+    # reports it unless it asks for such arms
+    if bool(f.arch_arm) != bool(spec.conds.get("in_arch_arm", False)):
+        return None
     prefixes = spec.conds.get("instruction_prefix")
     regex = spec.conds.get("instruction_regex")
     instruction = ""
