@@ -39,6 +39,7 @@ class FunctionFact:
     result: str = ""  # return type
     # the parameter types with typedefs resolved (`CeedScalar *` -> `double *`), when different
     canonical_params: tuple[str, ...] = ()
+    c_linkage: bool = False  # `extern "C"`: callable from C and Fortran (its symbol is its name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,13 +396,17 @@ class DiagnosticFact:
     words where clang would report it only when instantiating a template the scan never
     instantiates (``Dep<T>::f<N>(x)`` without ``template``); "hip-types" one hipcc reports because
     HIP's types differ from CUDA's where the parse against CUDA's accepts the code (a designated
-    initializer of a vector type, a class with constructors in HIP)."""
+    initializer of a vector type, a class with constructors in HIP); "device-callee" clang's
+    rejection of a host call placed at the project's `__device__` function it calls."""
 
     text: str
     notes: tuple[str, ...]
     loc: Loc
     function: str
     origin: str = "clang"
+    # the places that led to it when the fact sits elsewhere: the host calls of a project's
+    # `__device__` function, reported at the function's declaration, where the port edits
+    related: tuple[RelatedLoc, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,6 +417,7 @@ class IncludeFact:
     resolved: str = ""  # posix path relative to the scan root when inside it, else ""
     c_linkage: bool = False  # written inside an `extern "C" { }` block
     reaches: tuple[str, ...] = ()  # then: the non-project headers it brings in (itself, or its headers')
+    in_tree: bool = False  # a file of the project bears the header's name, found or not
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,6 +181,26 @@ def _includes_project(root: Path, folder: str, path: Path) -> bool:
     return False
 
 
+# folder names that hold a project's own code for external libraries as often as copies of them
+# (`third_party/`, `vendor/` always mean copies)
+_AMBIGUOUS = frozenset({"folder external/", "folder extern/", "folder externals/"})
+_METADATA = re.compile(
+    r"(?i)^(licen[cs]e|copying|readme|notice|authors|cmakelists\.txt|makefile|setup\.py)|\.cmake$"
+)
+
+
+def _own_cuda_sources(folder: Path, inside: list[Path]) -> bool:
+    """An `external/` folder that holds nothing but CUDA sources, with no licence, readme or
+    build file of its own: the project's wrappers around an external library (ecTrans's
+    `external/fourier/*.cu` calling cuFFT), not a bundled copy of one."""
+    if not inside or any(f.suffix not in (".cu", ".cuh") for f in inside):
+        return False
+    for _dirpath, _dirs, names in os.walk(folder):
+        if any(_METADATA.search(n) for n in names):
+            return False
+    return True
+
+
 def find_vendored(root: Path, files: list[Path]) -> list[VendoredTree]:
     """Bundled trees among ``files`` (every file discovered under ``root``), outermost first."""
     kb = knowledge()
@@ -224,6 +244,8 @@ def find_vendored(root: Path, files: list[Path]) -> list[VendoredTree]:
     for folder in kept:
         inside = [full for rel, full in rels if rel.startswith(folder + "/")]
         lib = found.get(folder) or _library_of(root, folder, kb)[0]
+        if lib is None and roots[folder] in _AMBIGUOUS and _own_cuda_sources(root / folder, inside):
+            continue
         if lib is None:  # a known library further down names the tree
             for sub in folders:
                 if sub.startswith(folder + "/"):

@@ -72,6 +72,24 @@ def test_project_wrappers_in_an_external_folder_are_project_code(tmp_path):
     assert trees == {"src/Proj/external/agner", "lib/external"}
 
 
+def test_cuda_sources_alone_in_an_external_folder_are_project_code(tmp_path):
+    # ecTrans's external/fourier/*.cu: the project's own cuFFT wrappers, nothing else in the folder;
+    # a folder of the same shape with its licence, or under third_party/, is a bundled copy
+    root = write(
+        tmp_path / "p",
+        {
+            "algor/external/fourier/create_plan_fftc.cu": KERNEL,
+            "algor/external/fourier/execute_plan_fftc.cu": KERNEL,
+            "lib/external/fft/plan.cu": KERNEL,
+            "lib/external/fft/LICENSE": "MIT\n",
+            "third_party/kernels/k.cu": KERNEL,
+        },
+    )
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    trees = {t.path for t in find_vendored(root, files)}
+    assert trees == {"lib/external/fft", "third_party/kernels"}
+
+
 def test_bundled_code_is_priced_once_not_ported(tmp_path):
     root = write(
         tmp_path / "p",

@@ -65,8 +65,11 @@ def test_watched_identifiers_are_exact_names(rules):
     # a name or a qualified name (thrust::cuda::par), which the token pass matches token by token,
     # a namespace's every name (mgpu::*), ".member" for a member a rule reads wherever it is
     # read, "&call" for a call whose written value is followed, or "(call" for one whose
-    # argument types are kept (no token is spelled so)
-    assert all(re.fullmatch(r"[.&(]?[A-Za-z_]\w*(::[A-Za-z_]\w*)*(::\*)?", n) for n in watched)
+    # argument types are kept (no token is spelled so), or "(re:<pattern>" for callees named by a
+    # pattern the API table cannot list (MAGMA's magma_z* routines)
+    names = [n for n in watched if not n.startswith("(re:")]
+    assert all(re.fullmatch(r"[.&(]?[A-Za-z_]\w*(::[A-Za-z_]\w*)*(::\*)?", n) for n in names)
+    assert "(re:^magma(blas)?_[cz][a-z]\\w*$" in watched
     assert "mgpu::*" in watched
     assert ".sharedMemPerBlockOptin" in watched
     assert "&cudaRuntimeGetVersion" in watched

@@ -380,8 +380,11 @@ class Extractor:
         self.facts = facts
         self.files = files  # absolute name -> (relative path, tokens)
         self.watched = watched
+        # callees whose argument types the rules read, named by pattern ("(re:^magma_[cz]")
+        self._typed_callees = [re.compile(w[4:]) for w in watched if w.startswith("(re:")]
         self.include_map = include_map  # (abs includer, line) -> relative included path or ""
         self.project = project
+        self._basenames: set[str] | None = None  # file names of the project's files, on demand
         self.spans: dict[str, list[tuple[int, int, str, str]]] = {}  # rel -> (start, end, space, name)
         self._names: dict[int, str] = {0: ""}  # CXFile pointer -> name, converted once
         self._macros: dict[str, ci.Cursor] | None = None  # project macro definitions, on demand
@@ -516,14 +519,44 @@ class Extractor:
             if key in seen or len(seen) >= MAX_ERROR_FACTS:
                 continue
             seen.add(key)
+            at, related, origin = Loc(*key[:3]), (), "clang"
+            callee = self._project_device_callee(d)
+            if callee is not None:  # the project's own function: its declaration is the edit
+                at, related, origin = callee, (RelatedLoc.at(at, "a host call"),), "device-callee"
             self.facts.clang_errors.append(
                 DiagnosticFact(
                     text=d.spelling,
                     notes=tuple(n.spelling for n in d.children)[:8],
-                    loc=Loc(*key[:3]),
+                    loc=at,
                     function=self._enclosing(entry[0], d.location.offset),
+                    origin=origin,
+                    related=related,
                 )
             )
+
+    def _project_device_callee(self, d) -> Loc | None:
+        """Where a `__device__` function the project declares is, when ``d`` rejects a host call
+        of it (nvcc's --expt-relaxed-constexpr lets host code call a `__device__ constexpr`
+        helper; clang does not): None for a library's function (`rsqrtf`), whose caller changes."""
+        for n in d.children:
+            if "call to __device__ function from __host__ function" not in n.spelling:
+                continue
+            where = n.location
+            if where.file is None:
+                continue
+            name = os.path.normpath(where.file.name)
+            entry = self.files.get(where.file.name)
+            if entry is None and name not in self.project:
+                continue  # a library's function: its callers change
+            rel = entry[0] if entry is not None else relpath(Path(name), Path(self.root))
+            # the declaration's first line (`__device__ static constexpr int` above the name),
+            # where the attribute the port changes is written
+            decl = ci.Cursor.from_location(self.tu, where)
+            start = decl.extent.start if decl is not None and decl.extent is not None else None
+            if start is not None and start.file is not None and start.file.name == where.file.name:
+                return Loc(rel, start.line, start.column)
+            return Loc(rel, where.line, where.column)
+        return None
 
     def dependent_template(self, c: ci.Cursor, left: ci.Cursor, fname: str) -> None:
         """``Dep<T>::f<N>(x)`` in a template, `f` a member function template of `Dep`'s class
@@ -745,6 +778,7 @@ class Extractor:
                 params=params,
                 result=c.result_type.spelling,
                 canonical_params=canonical if canonical != params else (),
+                c_linkage=c.kind == K.FUNCTION_DECL and name != "main" and _c_symbol(c) == name,
             )
         )
         if ext.start.file is not None and ext.start.file.name == absname:
@@ -915,7 +949,7 @@ class Extractor:
         if callee in WRITTEN_ARGUMENT_CALLEES and not self.declared_in_project(ref):
             arg_types = tuple(_written_type(a) for a in arguments)
         elif member_of or (
-            (callee in TYPED_ARGUMENT_CALLEES or "(" + callee in self.watched)
+            (callee in TYPED_ARGUMENT_CALLEES or self.typed_callee(callee))
             and not self.declared_in_project(ref)
         ):
             arg_types = tuple(_argument_type(a) for a in arguments)
@@ -1067,7 +1101,7 @@ class Extractor:
                 context=space,
                 function=fname,
                 args=tuple(self.text(a, within=whole) for a in kids[1:]),
-                arg_types=tuple(_argument_type(a) for a in kids[1:]) if "(" + name in self.watched else (),
+                arg_types=tuple(_argument_type(a) for a in kids[1:]) if self.typed_callee(name) else (),
                 mask_typedef=mask_typedef,
                 mask_typedef_loc=mask_typedef_loc,
             )
@@ -1829,6 +1863,7 @@ class Extractor:
                             resolved=resolved,
                             c_linkage=reaches is not None,
                             reaches=reaches or (),
+                            in_tree=bool(resolved) or self.in_tree(d.header),
                         )
                     )
                 elif d.kind in (
@@ -1982,6 +2017,17 @@ class Extractor:
             )
         )
 
+    def typed_callee(self, name: str) -> bool:
+        """Whether a rule reads the argument types of calls to ``name``."""
+        return "(" + name in self.watched or any(r.search(name) for r in self._typed_callees)
+
+    def in_tree(self, header: str) -> bool:
+        """Whether a project file bears the included header's file name (cuda-samples' two copies
+        of `helper_cuda_drvapi.h` leave the include unresolved, yet the project holds it)."""
+        if self._basenames is None:
+            self._basenames = {os.path.basename(p) for p in self.project}
+        return os.path.basename(header) in self._basenames
+
     def tag_arch_arms(self, rel: str, ft: FileTokens) -> None:
         """Mark the file's asm statements written in an `<nv/target>` arm for NVIDIA architectures:
         CCCL's macros select no such arm where `__CUDA_ARCH__` is undefined, as in hip-clang's
@@ -2051,6 +2097,14 @@ def _paren_args(ft: FileTokens, i: int) -> tuple[list[str], int]:
             start = t.end
         j += 1
     return [a for a in args if a], j
+
+
+def _c_symbol(c: ci.Cursor) -> str:
+    """A function's symbol: its own name under C linkage, a mangled one under C++'s."""
+    try:
+        return c.mangled_name or ""
+    except (AttributeError, ValueError):
+        return ""
 
 
 def _function_around(ft: FileTokens, i: int) -> str:

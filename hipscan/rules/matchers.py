@@ -679,6 +679,9 @@ def match_include(spec: MatchSpec, f: IncludeFact, index: TUIndex, _opts) -> dic
     project = spec.conds.get("project")
     if project is not None and project != bool(f.resolved):
         return None
+    in_tree = spec.conds.get("in_tree")
+    if in_tree is not None and in_tree != f.in_tree:
+        return None
     linkage = spec.conds.get("c_linkage")
     if linkage is not None and linkage != f.c_linkage:
         return None
@@ -764,6 +767,9 @@ def match_build(spec: MatchSpec, f: BuildFact, index: TUIndex, _opts) -> dict | 
 
 def match_function(spec: MatchSpec, f: FunctionFact, index: TUIndex, ctx) -> dict | None:
     params = ", ".join(f.params)
+    linkage = spec.conds.get("c_linkage")
+    if linkage is not None and linkage != f.c_linkage:
+        return None
     if not (
         _in(spec, "space", f.space)
         and _re(spec, "name_regex", f.name)

@@ -321,6 +321,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "name_regex": "regex",
         "angled": "bool",
         "project": "bool",  # the header resolves to a file of the scanned project (or not)
+        "in_tree": "bool",  # a file of the project bears the header's name, resolved or not
         "c_linkage": "bool",  # written inside an `extern "C" { }` block (or not)
         "c_unit": "bool",  # the translation unit is a `.c` file the build compiles as C (or not)
         # one of the non-project headers it brings in (itself, or its project headers' includes)
@@ -367,6 +368,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         # the first argument (threads per block) is not an integer constant >= this
         "attribute_arg0_below": "int",
         "params_regex": "regex",  # the parameter types, joined with ", "
+        "c_linkage": "bool",  # declared `extern "C"` (or not)
         "result_regex": "regex",  # the return type
         "overload_params_regex": "regex",  # another function of the same name has such params
         # the translation unit's calls of the function are the finding's related locations
