@@ -551,8 +551,10 @@ class Extractor:
             rel = entry[0] if entry is not None else relpath(Path(name), Path(self.root))
             # the declaration's first line (`__device__ static constexpr int` above the name),
             # where the attribute the port changes is written
-            decl = ci.Cursor.from_location(self.tu, where)
-            start = decl.extent.start if decl is not None and decl.extent is not None else None
+            try:
+                start = ci.Cursor.from_location(self.tu, where).extent.start
+            except (AttributeError, ValueError):  # no declaration at the note (a null cursor)
+                start = None
             if start is not None and start.file is not None and start.file.name == where.file.name:
                 return Loc(rel, start.line, start.column)
             return Loc(rel, where.line, where.column)
