@@ -82,6 +82,10 @@ class LaunchFact:
     context: str
     function: str
     config: tuple[str, ...] = ()  # grid, block[, shmem[, stream]] texts
+    # the block argument's value where it names a local `dim3` (`{ 32u, N_BLOCKS, 1 }` of
+    # `const dim3 threads = { 32u, N_BLOCKS, 1 };`), else ""
+    block_init: str = ""
+    block_at: Loc | None = None  # where that `dim3` is declared, the line a port changes
 
 
 @dataclass(frozen=True, slots=True)

@@ -273,15 +273,17 @@ def _shifted_one(value: int, literal: ci.Cursor, parents: list[ci.Cursor]) -> bo
 def callee_target(kids: list[ci.Cursor]) -> ci.Cursor | None:
     """The cursor naming a call's callee (its first child, past implicit conversions). For a
     call in a template whose arguments have dependent types clang keeps the callee unresolved:
-    an unnamed reference whose last child is the overload set, which is returned instead."""
+    an unnamed reference holding the overload set, which is returned instead (after namespace
+    references, before explicit template arguments: `layer<N>(w, act)`)."""
     target = kids[0] if kids else None
     while target is not None and target.kind == K.UNEXPOSED_EXPR:
         inner = children(target)
         target = inner[0] if inner else None
     if target is not None and target.kind == K.DECL_REF_EXPR and not target.spelling:
-        inner = children(target)  # [namespace refs...,] the overload set
-        if inner and inner[-1].kind == K.OVERLOADED_DECL_REF:
-            return inner[-1]
+        inner = children(target)  # [namespace refs...,] the overload set[, template arguments...]
+        overloads = next((k for k in inner if k.kind == K.OVERLOADED_DECL_REF), None)
+        if overloads is not None:
+            return overloads
     return target
 
 
@@ -881,10 +883,21 @@ class Extractor:
             if where is None:
                 return
             loc, absname, off = where
-            kernel = c.spelling or (kids[0].spelling if kids else "")
-            config = _launch_config(self.files[absname][1], off)
+            named = callee_target(kids[:1])  # a template kernel's dependent launch: its overload set
+            kernel = c.spelling or (named.spelling if named is not None else "")
+            ft = self.files[absname][1]
+            config = _launch_config(ft, off)
+            block, at = _dim3_init(ft, off, config[1]) if len(config) > 1 else ("", None)
             self.facts.launches.append(
-                LaunchFact(kernel=kernel, loc=loc, context=space, function=fname, config=config)
+                LaunchFact(
+                    kernel=kernel,
+                    loc=loc,
+                    context=space,
+                    function=fname,
+                    config=config,
+                    block_init=block,
+                    block_at=Loc(loc.path, *at) if at is not None else None,
+                )
             )
             size = shared_sizes.launch_fact(kids[1], config, kernel, evaluate_int, loc, space, fname)
             if size is not None:
@@ -2310,6 +2323,40 @@ def _launch_name(toks: list, i: int):
     if j >= 0 and toks[j].kind == IDENT:
         return toks[j]
     return None
+
+
+def _dim3_init(
+    ft: FileTokens, offset: int, name: str, reach: int = 4000
+) -> tuple[str, tuple[int, int] | None]:
+    """The initializer of the local `dim3 name` declared before ``offset`` (`{ 32u, 8, 1 }`,
+    `(32, 8)`) and where the name is declared, read from the tokens; ("", None) when ``name`` is
+    no such variable."""
+    if not _NAME_TOKEN.fullmatch(name):
+        return "", None
+    toks = ft.tokens
+    j = token_index(ft, offset) - 1
+    stop = max(0, j - reach)
+    while j > stop:
+        if toks[j].text == name and toks[j - 1].text == "dim3" and j + 1 < len(toks):
+            depth, k = 0, j + 1
+            while k < len(toks):
+                x = toks[k].text
+                if x in ("(", "[", "{"):
+                    depth += 1
+                elif x in (")", "]", "}"):
+                    depth -= 1
+                elif x == ";" and depth <= 0:
+                    break
+                k += 1
+            if k >= len(toks):
+                return "", None
+            init = ft.text(toks[j + 1].offset, toks[k].offset).strip().lstrip("=").strip()
+            return init, (toks[j].line, toks[j].column)
+        j -= 1
+    return "", None
+
+
+_NAME_TOKEN = re.compile(r"[A-Za-z_]\w*")
 
 
 def _launch_config(ft: FileTokens, offset: int) -> tuple[str, ...]:

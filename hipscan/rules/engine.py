@@ -14,7 +14,7 @@ from hipscan.facts import CallFact, DeclFact, FileFacts, IdentFact, LiteralFact,
 from hipscan.model import SEVERITIES, Finding
 from hipscan.platforms import hip_build
 from hipscan.resources import rules_dir
-from hipscan.rules.matchers import FACT_LISTS, MATCHERS, RELATED_KEY, TUIndex, common_ok, version_key
+from hipscan.rules.matchers import AT_KEY, FACT_LISTS, MATCHERS, RELATED_KEY, TUIndex, common_ok, version_key
 from hipscan.rules.platforms import OffHipLines
 from hipscan.rules.rule import Rule
 from hipscan.rules.schema import MatchSpec, RuleFileError, read_rule_file
@@ -289,7 +289,7 @@ class RuleSet:
                     if placeholders is None:
                         continue
                     done.add(rule.id)
-                    loc = fact.loc
+                    loc = placeholders.pop(AT_KEY, None) or fact.loc
                     key = (rule.id, loc.path, loc.line, loc.column)
                     uses = placeholders.pop(RELATED_KEY, ())
                     if uses:

@@ -48,6 +48,9 @@ from hipscan.rules.schema import ArgCond, MatchSpec
 
 # a matcher's placeholder holding more related locations for its finding (not a message field)
 RELATED_KEY = "_related"
+# a match's own place when it is not its fact's (a launch's block shape, at the `dim3` declared
+# for it): the finding goes there and the fact's place becomes a related location
+AT_KEY = "_at"
 MAX_LISTED_CALLS = 50
 
 FACT_LISTS = {
@@ -105,6 +108,7 @@ class TUIndex:
         self.functions: dict[str, list[FunctionFact]] = defaultdict(list)
         for fn in facts.functions:
             self.functions[fn.name].append(fn)
+        self._reached: dict[str, set[str]] = {}  # kernel -> the call names it reaches
         self.calls_of: dict[str, list[CallFact]] = defaultdict(list)  # callee -> its calls
         for c in facts.calls:
             self.calls_of[c.callee].append(c)
@@ -132,6 +136,19 @@ class TUIndex:
         self.names_used.update(m.member for m in facts.members)
         self.call_sites: set[tuple[str, int, str]] = {(c.loc.path, c.loc.line, c.callee) for c in facts.calls}
         self.includes: set[str] = {i.name for i in facts.includes}
+
+    def reached_calls(self, kernel: str, depth: int = 4) -> set[str]:
+        """The call names of ``kernel`` and of the functions it calls, ``depth`` calls deep (a
+        kernel's wmma calls sit in its device helpers)."""
+        if kernel not in self._reached:
+            seen, names, todo = {kernel}, set(self.call_names.get(kernel, ())), [kernel]
+            for _ in range(depth):
+                todo = [c for f in todo for c in self.callees.get(f, ()) if c not in seen]
+                seen.update(todo)
+                for f in todo:
+                    names |= self.call_names.get(f, set())
+            self._reached[kernel] = names
+        return self._reached[kernel]
 
     def filled_by(self, function: str, name: str, items: tuple[str, ...]) -> bool:
         """Whether ``function`` passes ``name`` as argument ``index`` of a call to ``callee`` for
@@ -400,14 +417,25 @@ def match_launch(spec: MatchSpec, f: LaunchFact, index: TUIndex, _opts) -> dict 
     calls_re = spec.conds.get("kernel_calls_regex")
     if calls_re is not None and not any(calls_re.search(n) for n in index.call_names.get(f.kernel, ())):
         return None
+    reaches_re = spec.conds.get("kernel_reaches_regex")
+    if reaches_re is not None and not any(reaches_re.search(n) for n in index.reached_calls(f.kernel)):
+        return None
     cfg = list(f.config) + ["", "", ""]
+    block_re = spec.conds.get("block_regex")
+    moved: dict = {}
+    if block_re is not None:
+        if not block_re.search(f.block_init or cfg[1]):
+            return None
+        if f.block_init and f.block_at is not None:  # the shape is written at its `dim3`
+            moved = {AT_KEY: f.block_at, RELATED_KEY: (RelatedLoc.at(f.loc, "the launch"),)}
     return {
         "match": f.kernel,
         "kernel": f.kernel,
         "config": ", ".join(f.config),
         "grid": cfg[0],
-        "block": cfg[1],
+        "block": f.block_init or cfg[1],
         "shmem": cfg[2],
+        **moved,
     }
 
 

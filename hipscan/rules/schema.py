@@ -215,6 +215,10 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         # the launched kernel (defined in this translation unit) makes a call whose name matches:
         # its callee, its qualified name, or `type.callee` for a method (`grid_group.sync`)
         "kernel_calls_regex": "regex",
+        # ... or one the functions it calls make, a few calls deep (wmma calls in device helpers)
+        "kernel_reaches_regex": "regex",
+        # the block argument, or the initializer of the local dim3 it names, matches
+        "block_regex": "regex",
     },
     "asm": {
         "instruction_prefix": "strs",
