@@ -455,3 +455,33 @@ def test_discovery_takes_inline_ptx_as_cuda(tmp_path):
     (tmp_path / "x86.h").write_text('static inline void pause() { asm volatile("pause" ::: "memory"); }\n')
     s = discover([tmp_path], ScanConfig().excludes)
     assert [p.name for p in s.headers] == ["atomics.h"]
+
+
+def test_facts_for_launch_shapes_linkage_and_dropped_asm(tmp_path):
+    # one file: a launch whose block shape is a local dim3, a dependent call with explicit
+    # template arguments, an extern "C" function, PTX in an <nv/target> SM arm, and an asm
+    # statement in a declaration clang drops
+    src = tmp_path / "k.cu"
+    src.write_text(
+        "#include <cufft.h>\n"
+        "template <int N> __device__ void layer(float *p) { p[N] = 1.f; }\n"
+        "template <int N> __global__ void kern(float *p) { layer<N>(p); }\n"
+        'extern "C" void plan_(cufftHandle *h) { *h = 0; }\n'
+        "void run(float *p) {\n"
+        "  const dim3 threads = {32u, 8, 1};\n"
+        "  kern<2><<<4, threads>>>(p);\n"
+        "}\n"
+        "__device__ void f() {\n"
+        '  NV_IF_TARGET(NV_PROVIDES_SM_80, (asm volatile("cp.async.wait_all;");))\n'
+        "}\n"
+        'static inline UNKNOWN_ATTR(1) void g() @ { asm volatile("membar.gl;"); }\n'
+    )
+    f = parse_file(src, tmp_path)
+    (launch,) = f.launches
+    assert (launch.kernel, launch.block_init, launch.block_at.line) == ("kern", "{32u, 8, 1}", 6)
+    assert ("layer", "kern") in {(c.callee, c.function) for c in f.calls}
+    linkage = {fn.name: fn.c_linkage for fn in f.functions}
+    assert linkage["plan_"] and not linkage["run"]
+    asms = {a.loc.line: a for a in f.asms}
+    assert asms[10].arch_arm == "NV_PROVIDES_SM_80"
+    assert (asms[12].instructions, asms[12].function) == (("membar.gl",), "g")
