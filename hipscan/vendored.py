@@ -16,6 +16,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
+from hipscan.frontend.discover import INCLUDE_DIRECTIVE
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
@@ -37,6 +39,8 @@ class Library:
 @dataclass(frozen=True, slots=True)
 class Knowledge:
     folders: frozenset[str]
+    own_code_folders: frozenset[str]
+    bundle_files: re.Pattern[str]
     libraries: tuple[Library, ...]
     unknown_advice: str
     unknown_hours: tuple[float, float, float]
@@ -60,6 +64,8 @@ def knowledge() -> Knowledge:
     unknown = doc["unknown"]
     return Knowledge(
         folders=frozenset(doc["folders"]),
+        own_code_folders=frozenset(doc["own_code_folders"]),
+        bundle_files=re.compile(doc["bundle_files"], re.I),
         libraries=libs,
         unknown_advice=unknown["advice"],
         unknown_hours=tuple(float(x) for x in unknown["hours"]),
@@ -134,9 +140,6 @@ def _library_of(root: Path, folder: str, kb: Knowledge) -> tuple[Library | None,
     return None, ""
 
 
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
-
-
 def _head(path: Path, limit: int = 65536) -> bytes:
     """The first bytes of a regular file (a scanned tree may hold links to devices or to huge
     files); empty for anything else."""
@@ -170,7 +173,7 @@ def _includes_project(root: Path, folder: str, path: Path) -> bool:
     ancestors = [root / PurePosixPath(folder).parent]
     while ancestors[-1] != root and root in ancestors[-1].parents:
         ancestors.append(ancestors[-1].parent)
-    for m in _INCLUDE.finditer(data):
+    for m in INCLUDE_DIRECTIVE.finditer(data):
         name = m.group(1).decode("utf-8", "replace")
         if "/" not in name or name.startswith(("/", ".")):
             continue
@@ -181,22 +184,14 @@ def _includes_project(root: Path, folder: str, path: Path) -> bool:
     return False
 
 
-# folder names that hold a project's own code for external libraries as often as copies of them
-# (`third_party/`, `vendor/` always mean copies)
-_AMBIGUOUS = frozenset({"folder external/", "folder extern/", "folder externals/"})
-_METADATA = re.compile(
-    r"(?i)^(licen[cs]e|copying|readme|notice|authors|cmakelists\.txt|makefile|setup\.py)|\.cmake$"
-)
-
-
-def _own_cuda_sources(folder: Path, inside: list[Path]) -> bool:
-    """An `external/` folder that holds nothing but CUDA sources, with no licence, readme or
-    build file of its own: the project's wrappers around an external library (ecTrans's
+def _own_cuda_sources(folder: Path, inside: list[Path], kb: Knowledge) -> bool:
+    """An `external/` tree that holds nothing but CUDA sources, with no licence, readme or build
+    file of its own: the project's wrappers around an external library (ecTrans's
     `external/fourier/*.cu` calling cuFFT), not a bundled copy of one."""
     if not inside or any(f.suffix not in (".cu", ".cuh") for f in inside):
         return False
     for _dirpath, _dirs, names in os.walk(folder):
-        if any(_METADATA.search(n) for n in names):
+        if any(kb.bundle_files.search(n) for n in names):
             return False
     return True
 
@@ -241,10 +236,11 @@ def find_vendored(root: Path, files: list[Path]) -> list[VendoredTree]:
             found[folder] = lib
     kept = sorted(r for r in roots if not any(r != o and r.startswith(o + "/") for o in roots))
     trees = []
+    own_code = {f"folder {name}/" for name in kb.own_code_folders}  # how such trees were found
     for folder in kept:
         inside = [full for rel, full in rels if rel.startswith(folder + "/")]
         lib = found.get(folder) or _library_of(root, folder, kb)[0]
-        if lib is None and roots[folder] in _AMBIGUOUS and _own_cuda_sources(root / folder, inside):
+        if lib is None and roots[folder] in own_code and _own_cuda_sources(root / folder, inside, kb):
             continue
         if lib is None:  # a known library further down names the tree
             for sub in folders:

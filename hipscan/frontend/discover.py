@@ -165,7 +165,8 @@ _HEADER_START = re.compile(
     rb"(?:namespace|template|extern|class|struct)\b)",
     re.S,
 )
-_ANY_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
+# an #include of either form, the name it spells (also read by hipscan.vendored)
+INCLUDE_DIRECTIVE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 
 
 def _reads_as_header(path: Path) -> bool:
@@ -188,7 +189,7 @@ def _included_bare(root: Path, files: list[Path], bare: list[Path], rounds: int 
     for _ in range(rounds):
         found: list[Path] = []
         for f in todo:
-            for m in _ANY_INCLUDE.finditer(_read(f)):
+            for m in INCLUDE_DIRECTIVE.finditer(_read(f)):
                 name = m.group(1).decode("utf-8", "replace").strip()
                 hit = _resolve_bare(name, f, by_rel, known)
                 if hit is not None and hit not in chosen and hit not in found:

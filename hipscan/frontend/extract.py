@@ -375,6 +375,7 @@ class Extractor:
         project: frozenset[str] = frozenset(),
         root: str = "",
         c_linkage: dict[tuple[str, int], tuple[str, ...]] | None = None,
+        header_index: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
         self.tu = tu
         # (file, line) of each #include inside `extern "C" { }` -> the toolkit headers it reaches
@@ -384,9 +385,11 @@ class Extractor:
         self.watched = watched
         # callees whose argument types the rules read, named by pattern ("(re:^magma_[cz]")
         self._typed_callees = [re.compile(w[4:]) for w in watched if w.startswith("(re:")]
+        self._typed_by_pattern: dict[str, bool] = {}
         self.include_map = include_map  # (abs includer, line) -> relative included path or ""
         self.project = project
-        self._basenames: set[str] | None = None  # file names of the project's files, on demand
+        # the project's file names (the scan's basename index; from ``project`` on demand without it)
+        self._file_names: dict[str, tuple[str, ...]] | set[str] | None = header_index or None
         self.spans: dict[str, list[tuple[int, int, str, str]]] = {}  # rel -> (start, end, space, name)
         self._names: dict[int, str] = {0: ""}  # CXFile pointer -> name, converted once
         self._macros: dict[str, ci.Cursor] | None = None  # project macro definitions, on demand
@@ -1915,7 +1918,7 @@ class Extractor:
             # where clang gave up on the file, an asm statement may lie in a declaration it dropped
             # (`static inline _LIBCUDACXX_DEVICE void f() { asm volatile("fence.sc.cta;"); }` with
             # the macro's header not found): read from the tokens, unless the AST has it
-            broken = any(e.loc.path == rel for e in self.facts.clang_errors)
+            broken = any(e.loc.path == rel and e.origin != "device-callee" for e in self.facts.clang_errors)
             asm_lines = {f.loc.line for f in self.facts.asms if f.loc.path == rel} if broken else set()
             inactive = sorted(ft.inactive)
             ranges_i = 0
@@ -1929,7 +1932,7 @@ class Extractor:
                 if skipped and not device_pass:
                     switch = ft.switched.get(inactive[ranges_i][0])
                     if switch and t.kind == KEYWORD and t.text in _ASM_KEYWORDS:
-                        self.inactive_asm(rel, ft, idx, context, switch)
+                        self.token_asm(rel, ft, idx, context, inactive=True, switch=switch)
                     continue
                 names = self.ident_names(toks, idx, in_directive) if t.kind == IDENT else []
                 # a name written out, or one a prefix-pasting project macro builds (its prefix)
@@ -1978,24 +1981,32 @@ class Extractor:
                         )
                         launch_lines.add(t.line)
                 elif device_pass and t.kind == KEYWORD and t.text in _ASM_KEYWORDS:
-                    self.inactive_asm(rel, ft, idx, context)
+                    self.token_asm(rel, ft, idx, context, inactive=True)
                 elif broken and t.kind == KEYWORD and t.text in _ASM_KEYWORDS and t.line not in asm_lines:
-                    self.unparsed_asm(rel, ft, idx, context)
+                    self.token_asm(rel, ft, idx, context, inactive=False)
             if ft.suppressions:
                 self.facts.suppressions[rel] = dict(ft.suppressions)
             self.tag_arch_arms(rel, ft)
 
-    def inactive_asm(self, rel: str, ft: FileTokens, idx: int, context, switch: str = "") -> None:
-        """An asm statement in a preprocessor-inactive block: one nvcc's device pass compiles
-        (`#if __CUDA_ARCH__ >= 800`), or one in a branch only a project switch keeps off (`#ifdef
-        PTX`), which the device pass sees once the switch is on. A switched block holds no AST, so
-        there PTX is told from x86 by its opcodes, unless the enclosing function is host code."""
+    def token_asm(
+        self, rel: str, ft: FileTokens, idx: int, context, inactive: bool, switch: str = ""
+    ) -> None:
+        """An asm statement the AST does not hold, read from the tokens. In a preprocessor-inactive
+        block: one nvcc's device pass compiles (`#if __CUDA_ARCH__ >= 800`), or one in a branch only
+        a project switch keeps off (`#ifdef PTX`), which the device pass sees once the switch is on;
+        a switched block holds no AST, so there PTX is told from x86 by its opcodes, unless the
+        enclosing function is host code. Or in active code whose declaration clang could not parse:
+        only what may be PTX is taken, and outside a known function it counts as host code, where
+        the rules take only spellings no CPU assembly has."""
         t = ft.tokens[idx]
         sp, nm = context(t.offset)
         text = _asm_text(ft, idx)
         ins, regs = parse_asm(text)
-        if switch and (sp == "host" or not (regs or any(PTX_OPCODE.fullmatch(i) for i in ins))):
+        ptx = bool(regs) or any(PTX_OPCODE.fullmatch(i) for i in ins)
+        if (switch and (sp == "host" or not ptx)) or (not inactive and not ptx):
             return
+        if not inactive:
+            sp, nm = (sp if sp != "file" else "host"), (nm or _function_around(ft, idx))
         self.facts.asms.append(
             AsmFact(
                 text=text,
@@ -2004,44 +2015,26 @@ class Extractor:
                 function=nm,
                 instructions=ins,
                 registers=regs,
-                from_inactive_branch=True,
+                from_inactive_branch=inactive,
                 switch=switch,
             )
         )
 
-    def unparsed_asm(self, rel: str, ft: FileTokens, idx: int, context) -> None:
-        """An asm statement in active code that the AST lacks because clang could not parse its
-        declaration. Only what may be PTX is taken (dotted opcodes or special registers); outside
-        a known function it counts as host code, where the rules take only spellings no CPU
-        assembly has."""
-        t = ft.tokens[idx]
-        sp, nm = context(t.offset)
-        text = _asm_text(ft, idx)
-        ins, regs = parse_asm(text)
-        if not (regs or any(PTX_OPCODE.fullmatch(i) for i in ins)):
-            return
-        nm = nm or _function_around(ft, idx)
-        self.facts.asms.append(
-            AsmFact(
-                text=text,
-                loc=Loc(rel, t.line, t.column),
-                context=sp if sp != "file" else "host",  # the rules tell PTX there by its own spelling
-                function=nm,
-                instructions=ins,
-                registers=regs,
-            )
-        )
-
     def typed_callee(self, name: str) -> bool:
-        """Whether a rule reads the argument types of calls to ``name``."""
-        return "(" + name in self.watched or any(r.search(name) for r in self._typed_callees)
+        """Whether a rule reads the argument types of calls to ``name`` (asked per call: the
+        patterns are tried once per name)."""
+        if "(" + name in self.watched:
+            return True
+        if name not in self._typed_by_pattern:
+            self._typed_by_pattern[name] = any(r.search(name) for r in self._typed_callees)
+        return self._typed_by_pattern[name]
 
     def in_tree(self, header: str) -> bool:
         """Whether a project file bears the included header's file name (cuda-samples' two copies
         of `helper_cuda_drvapi.h` leave the include unresolved, yet the project holds it)."""
-        if self._basenames is None:
-            self._basenames = {os.path.basename(p) for p in self.project}
-        return os.path.basename(header) in self._basenames
+        if self._file_names is None:
+            self._file_names = {os.path.basename(p) for p in self.project}
+        return os.path.basename(header) in self._file_names
 
     def tag_arch_arms(self, rel: str, ft: FileTokens) -> None:
         """Mark the file's asm statements written in an `<nv/target>` arm for NVIDIA architectures:
@@ -2091,12 +2084,13 @@ def token_index(ft: FileTokens, offset: int) -> int:
     return lo
 
 
-def _paren_args(ft: FileTokens, i: int) -> tuple[list[str], int]:
-    """Split the parenthesised token group starting at index i into top-level argument texts."""
+def _paren_arg_spans(ft: FileTokens, i: int) -> tuple[list[tuple[int, int]], int]:
+    """The top-level arguments of the parenthesised token group starting at index i, as token
+    index ranges (first token, the `,` or `)` that ends it), and the index past the group."""
     toks = ft.tokens
     if i >= len(toks) or toks[i].text != "(":
         return [], i
-    depth, start, args = 0, toks[i].end, []
+    depth, start, spans = 0, i + 1, []
     j = i
     while j < len(toks):
         t = toks[j]
@@ -2105,13 +2099,21 @@ def _paren_args(ft: FileTokens, i: int) -> tuple[list[str], int]:
         elif t.kind == PUNCT and t.text in (")", "]", "}"):
             depth -= 1
             if depth == 0:
-                args.append(ft.text(start, t.offset).strip())
-                return [a for a in args if a], j + 1
+                spans.append((start, j))
+                return spans, j + 1
         elif t.kind == PUNCT and t.text == "," and depth == 1:
-            args.append(ft.text(start, t.offset).strip())
-            start = t.end
+            spans.append((start, j))
+            start = j + 1
         j += 1
-    return [a for a in args if a], j
+    return spans, j
+
+
+def _paren_args(ft: FileTokens, i: int) -> tuple[list[str], int]:
+    """Split the parenthesised token group starting at index i into top-level argument texts."""
+    spans, end = _paren_arg_spans(ft, i)
+    toks = ft.tokens  # an argument's text runs from the delimiter before it to the one after
+    texts = (ft.text(toks[a - 1].end, toks[b].offset).strip() for a, b in spans)
+    return [a for a in texts if a], end
 
 
 def _c_symbol(c: ci.Cursor) -> str:
@@ -2153,26 +2155,9 @@ def _nv_arch_arms(ft: FileTokens) -> list[tuple[tuple[int, int], tuple[int, int]
     the first arm of `NV_IF_TARGET(q, (a)[, (b)])` and `NV_IF_ELSE_TARGET(q, (a), (b))`."""
     toks, arms = ft.tokens, []
     for i, t in enumerate(toks):
-        if (
-            t.kind != IDENT
-            or t.text not in _NV_TARGET_MACROS
-            or i + 1 >= len(toks)
-            or toks[i + 1].text != "("
-        ):
+        if t.kind != IDENT or t.text not in _NV_TARGET_MACROS:
             continue
-        args, depth, start = [], 0, i + 2  # top-level arguments as token index ranges
-        for j in range(i + 1, len(toks)):
-            x = toks[j].text
-            if x in ("(", "[", "{"):
-                depth += 1
-            elif x in (")", "]", "}"):
-                depth -= 1
-                if depth == 0:
-                    args.append((start, j))
-                    break
-            elif x == "," and depth == 1:
-                args.append((start, j))
-                start = j + 1
+        args, _end = _paren_arg_spans(ft, i + 1)
         if t.text != "NV_DISPATCH_TARGET":
             args = args[:2]  # the else arm of NV_IF_TARGET / NV_IF_ELSE_TARGET is what AMD takes
         for (qa, qb), (aa, ab) in zip(args[0::2], args[1::2], strict=False):

@@ -607,7 +607,9 @@ def parse_file(job: ParseJob, setup: ParseSetup, watched: frozenset[str], max_si
     # a C file's `#ifdef __cplusplus extern "C" {` is inactive where it is really compiled (by a
     # C compiler), though this parse reads it as C++ (yaksa's back-end headers, C-only includers)
     linkage = {} if compiled_as_c(str(path)) else c_linkage_includes(tu, files, include_map, str(root))
-    Extractor(tu, facts, files, watched, include_map, job.project_files, str(root), linkage).run()
+    Extractor(
+        tu, facts, files, watched, include_map, job.project_files, str(root), linkage, job.header_index
+    ).run()
     device_lines = _device_pass_lines(files)
     if device_lines:
         try:

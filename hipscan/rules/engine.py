@@ -147,7 +147,7 @@ class RuleSet:
                     names = set(spec.get("callee", ()))
                     if pattern is not None:
                         names.update(n for n in self.table.entries if pattern.search(n))
-                        # a library the API table does not list (MAGMA): the pattern itself
+                        # names the API table does not list (MAGMA's): the pattern itself
                         watched.add("(re:" + pattern.pattern)
                     watched.update("(" + n for n in names)
         self.watched_identifiers: frozenset[str] = frozenset(watched)

@@ -426,7 +426,7 @@ def match_launch(spec: MatchSpec, f: LaunchFact, index: TUIndex, _opts) -> dict 
     if block_re is not None:
         if not block_re.search(f.block_init or cfg[1]):
             return None
-        if f.block_init and f.block_at is not None:  # the shape is written at its `dim3`
+        if f.block_at is not None:  # the shape is written at the `dim3` the launch names
             moved = {AT_KEY: f.block_at, RELATED_KEY: (RelatedLoc.at(f.loc, "the launch"),)}
     return {
         "match": f.kernel,
@@ -440,9 +440,7 @@ def match_launch(spec: MatchSpec, f: LaunchFact, index: TUIndex, _opts) -> dict 
 
 
 def match_asm(spec: MatchSpec, f: AsmFact, index: TUIndex, _opts) -> dict | None:
-    # PTX in an `<nv/target>` arm for NVIDIA architectures is never compiled for AMD: no asm rule
-    # reports it unless it asks for such arms
-    if bool(f.arch_arm) != bool(spec.conds.get("in_arch_arm", False)):
+    if f.arch_arm:  # in an `<nv/target>` arm for NVIDIA architectures: never compiled for AMD
         return None
     prefixes = spec.conds.get("instruction_prefix")
     regex = spec.conds.get("instruction_regex")

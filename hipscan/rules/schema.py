@@ -225,7 +225,6 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "instruction_regex": "regex",
         "register": "strs",
         "text_regex": "regex",
-        "in_arch_arm": "bool",  # written in an `<nv/target>` arm that names NVIDIA architectures
     },
     "decl": {
         "name_regex": "regex",
