@@ -514,12 +514,19 @@ class Extractor:
         """clang's errors on the project files this translation unit carries, with their notes
         (the rule files say which of them are code nvcc accepts and hipcc rejects)."""
         seen: set[tuple[str, int, int, str]] = set()
+        unmatched = self._unmatched_specializations()
         for d in self.tu.diagnostics:
             if d.severity < ci.Diagnostic.Error or d.location.file is None:
                 continue
             entry = self.files.get(d.location.file.name)
             if entry is None:
                 continue
+            offset = d.location.offset
+            if any(
+                start <= offset < end and not d.spelling.startswith(_UNMATCHED_SPECIALIZATION)
+                for start, end in unmatched.get(entry[0], ())
+            ):
+                continue  # read as host code only because the specialization lost its `__device__`
             key = (entry[0], d.location.line, d.location.column, d.spelling)
             if key in seen or len(seen) >= MAX_ERROR_FACTS:
                 continue
@@ -538,6 +545,25 @@ class Extractor:
                     related=related,
                 )
             )
+
+    def _unmatched_specializations(self) -> dict[str, list[tuple[int, int]]]:
+        """Per file, the spans of explicit specializations clang matched to no template because
+        they do not repeat its execution space (`template <> void f<1>(...)` of a `__device__`
+        template): nvcc lets them inherit it, so their bodies are device code there."""
+        out: dict[str, list[tuple[int, int]]] = {}
+        for d in self.tu.diagnostics:
+            if not d.spelling.startswith(_UNMATCHED_SPECIALIZATION) or d.location.file is None:
+                continue
+            if not any("target attributes do not match" in n.spelling for n in d.children):
+                continue
+            entry = self.files.get(d.location.file.name)
+            if entry is None:
+                continue
+            offset = d.location.offset
+            spans = [(s, e) for s, e, _space, _name in self.spans.get(entry[0], ()) if s <= offset < e]
+            if spans:
+                out.setdefault(entry[0], []).append(min(spans, key=lambda se: se[1] - se[0]))
+        return out
 
     def _project_device_callee(self, d) -> Loc | None:
         """Where a `__device__` function the project declares is, when ``d`` rejects a host call
@@ -2206,6 +2232,7 @@ def _asm_text(ft: FileTokens, i: int) -> str:
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _CONTINUED = re.compile(r"\\\s*\n\s*")  # a macro body's line continuation
 MAX_ERROR_FACTS = 400  # per translation unit: a file whose headers are missing has hundreds
+_UNMATCHED_SPECIALIZATION = "no function template matches function template specialization"
 _DEVICE_REF_DIAG = re.compile(r"reference to __device__ function '([^']+)' in __host__ function")
 # member records whose comparisons are read with the `if` they decide (compute capabilities)
 GUARDED_RECORDS = frozenset({"cudaDeviceProp", "cudaDeviceProp_t", "hipDeviceProp_t"})
