@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import faulthandler
+import importlib
 import os
 import signal
 import time
@@ -210,6 +211,22 @@ def test_discovery_picks_cuda_files_and_honours_excludes(tmp_path):
     assert sorted(p.name for p in s.sources) == ["a.cu", "host.cpp", "solver.cpp"]
     assert sorted(p.name for p in s.headers) == ["eigen_wrap.h", "kernels.hpp"]
     assert sorted(p.name for p in s.build_files) == ["CMakeLists.txt", "GNUmakefile", "makefile"]
+
+
+def test_discovery_of_files_from_unrelated_trees_walks_only_their_folders(tmp_path, monkeypatch):
+    """Files whose only common folder is the filesystem's root bring their own folders' headers,
+    not every header on the machine (the walk for a file's project headers stops there)."""
+    disc = importlib.import_module("hipscan.frontend.discover")
+
+    for name in ("a", "b", "elsewhere"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.cuh").write_text("#pragma once\n")
+    (tmp_path / "a" / "x.cu").write_text('#include "a.cuh"\n__global__ void k() {}\n')
+    (tmp_path / "b" / "y.cu").write_text("__global__ void k() {}\n")
+    monkeypatch.setattr(disc, "scan_root", lambda paths: Path(tmp_path.anchor))
+    s = disc.discover([tmp_path / "a" / "x.cu", tmp_path / "b" / "y.cu"], ScanConfig().excludes)
+    headers = {p.name for p in s.project_files if p.suffix == ".cuh"}
+    assert headers == {"a.cuh", "b.cuh"}
 
 
 def test_discovery_follows_macros_of_cuda_headers(tmp_path):

@@ -111,9 +111,12 @@ def discover(paths: list[Path], excludes: tuple[str, ...]) -> SourceSet:
             candidates.append(p)
         else:
             result.skipped.append((p, "skipped: no such file"))
-    if any(not Path(p).is_dir() for p in paths):
-        # a file scanned on its own still reports what its project headers hold
-        for dirpath, dirnames, filenames in os.walk(root):
+    files = [Path(os.path.abspath(p)) for p in paths if not Path(p).is_dir()]
+    # a file scanned on its own still reports what its project headers hold; files from unrelated
+    # trees (whose only common folder is the filesystem's root) each bring their own folder
+    walked = [root] if files and root != Path(root.anchor) else sorted({f.parent for f in files})
+    for top in walked:
+        for dirpath, dirnames, filenames in os.walk(top):
             rel_dir = os.path.relpath(dirpath, root)
             dirnames[:] = [
                 d for d in dirnames if not _excluded(os.path.normpath(os.path.join(rel_dir, d)), d, excludes)
