@@ -559,10 +559,9 @@ class Extractor:
             entry = self.files.get(d.location.file.name)
             if entry is None:
                 continue
-            offset = d.location.offset
-            spans = [(s, e) for s, e, _space, _name in self.spans.get(entry[0], ()) if s <= offset < e]
-            if spans:
-                out.setdefault(entry[0], []).append(min(spans, key=lambda se: se[1] - se[0]))
+            span = self._enclosing_span(entry[0], d.location.offset)
+            if span is not None:
+                out.setdefault(entry[0], []).append(span[:2])
         return out
 
     def _project_device_callee(self, d) -> Loc | None:
@@ -686,11 +685,17 @@ class Extractor:
         )
 
     def _enclosing(self, rel: str, offset: int) -> str:
-        """The function whose span holds ``offset`` (spans are recorded as the walk goes)."""
-        best = ""
-        for start, end, _space, name in self.spans.get(rel, ()):
-            if start <= offset < end:
-                best = name
+        """The function whose span holds ``offset``."""
+        span = self._enclosing_span(rel, offset)
+        return span[3] if span is not None else ""
+
+    def _enclosing_span(self, rel: str, offset: int) -> tuple[int, int, str, str] | None:
+        """The innermost recorded span holding ``offset``: spans are recorded as the walk goes, so
+        a lambda's comes after its function's."""
+        best = None
+        for span in self.spans.get(rel, ()):
+            if span[0] <= offset < span[1]:
+                best = span
         return best
 
     def declare(self, c: ci.Cursor, depth: int = 0) -> None:
