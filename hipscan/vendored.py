@@ -184,6 +184,11 @@ def _includes_project(root: Path, folder: str, path: Path) -> bool:
     return False
 
 
+def _found_in(folder_name: str) -> str:
+    """How a tree under one of the bundle folders was found (its `VendoredTree.how`)."""
+    return f"folder {folder_name}/"
+
+
 def _own_cuda_sources(folder: Path, inside: list[Path], kb: Knowledge) -> bool:
     """An `external/` tree that holds nothing but CUDA sources, with no licence, readme or build
     file of its own: the project's wrappers around an external library (ecTrans's
@@ -212,7 +217,7 @@ def find_vendored(root: Path, files: list[Path]) -> list[VendoredTree]:
         for i, part in enumerate(parts):
             if part in kb.folders:
                 if i + 1 < len(parts):
-                    roots.setdefault("/".join(parts[: i + 2]), f"folder {part}/")
+                    roots.setdefault("/".join(parts[: i + 2]), _found_in(part))
                 else:
                     top = "/".join(parts[: i + 1])
                     if not glue.get(top):
@@ -220,7 +225,7 @@ def find_vendored(root: Path, files: list[Path]) -> list[VendoredTree]:
                 break
     for top, is_glue in glue.items():
         if not is_glue:
-            roots.setdefault(top, f"folder {PurePosixPath(top).name}/")
+            roots.setdefault(top, _found_in(PurePosixPath(top).name))
     for sub in _submodules(root):
         roots.setdefault(sub, "git submodule")
     # by path and content: a folder holding a known library's marker file (cub.cuh defining
@@ -236,7 +241,7 @@ def find_vendored(root: Path, files: list[Path]) -> list[VendoredTree]:
             found[folder] = lib
     kept = sorted(r for r in roots if not any(r != o and r.startswith(o + "/") for o in roots))
     trees = []
-    own_code = {f"folder {name}/" for name in kb.own_code_folders}  # how such trees were found
+    own_code = {_found_in(name) for name in kb.own_code_folders}
     for folder in kept:
         inside = [full for rel, full in rels if rel.startswith(folder + "/")]
         lib = found.get(folder) or _library_of(root, folder, kb)[0]

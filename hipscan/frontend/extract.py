@@ -2072,6 +2072,8 @@ class Extractor:
         CCCL's macros select no such arm where `__CUDA_ARCH__` is undefined, as in hip-clang's
         passes, so the statement is never compiled for AMD (libcu++'s mbarrier PTX in
         `NV_DISPATCH_TARGET(NV_PROVIDES_SM_90, (...), NV_PROVIDES_SM_80, (...))`)."""
+        if not any(a.loc.path == rel for a in self.facts.asms):
+            return  # no asm to tag: spare the token pass
         arms = _nv_arch_arms(ft)
         if not arms:
             return
