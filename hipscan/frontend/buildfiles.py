@@ -459,6 +459,17 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
         # hipcc compiles .cu files as HIP: where nvcc builds everything, switching the compiler
         # (reported where nvcc is named) is the port, and the .cu lists and rules stay
         facts = [f for f in facts if f.kind != "source"]
+        # ... and its short options count on the nvcc commands that do not name it (`$(CC)
+        # $(CFLAGS) -dc $< -o $@` with `CC = nvcc`, HeCBench's fresnel) and in the variables
+        # those commands read (`CFLAGS += -g -G -O0`)
+        seen = {(f.loc.line, f.loc.column, f.value) for f in facts}
+        short = [(kind, pattern) for kind, pattern, *context in FLAGS if context]
+        lines = _nvcc_command_lines(text)
+        facts += [
+            f
+            for f in _scan_lines(text, rel, "make", short)
+            if f.loc.line in lines and (f.loc.line, f.loc.column, f.value) not in seen
+        ]
     return facts + _variable_architectures(text, rel, "make")
 
 
@@ -499,6 +510,37 @@ def _nvcc_only_make(text: str) -> bool:
         if _COMPILER.search(word):
             compilers.add(word.rsplit("/", 1)[-1])
     return compilers == {"nvcc"}
+
+
+def _nvcc_command_lines(text: str) -> set[int]:
+    """Lines of the recipe commands whose compiler is nvcc (named, or a variable set to it) and
+    of the assignments to the variables those commands expand; a continued line counts whole."""
+    logical: list[tuple[list[int], str]] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if logical and logical[-1][1].endswith("\\"):
+            logical[-1] = (logical[-1][0] + [lineno], logical[-1][1][:-1] + " " + line)
+        else:
+            logical.append(([lineno], line))
+    assigns: dict[str, tuple[list[int], str]] = {}
+    for numbers, line in logical:
+        m = _MAKE_ASSIGN.match(line.split("#", 1)[0])
+        if m and not line.startswith("\t"):
+            previous = assigns.get(m.group(1), ([], ""))[0]
+            assigns[m.group(1)] = (previous + numbers, m.group(2).strip())
+    out: set[int] = set()
+    for numbers, line in logical:
+        words = line.split("#", 1)[0].strip().lstrip("@-").split()
+        if not line.startswith("\t") or not words:
+            continue
+        word, seen = words[0], 0
+        while (m := _MAKE_VAR.match(word)) and seen < 4:
+            word, seen = (assigns.get(m.group(1), ([], ""))[1].split() or [""])[0], seen + 1
+        if word.rsplit("/", 1)[-1] != "nvcc":
+            continue
+        out.update(numbers)
+        for name in re.findall(r"\$[({]([A-Za-z_]\w*)[)}]", line):
+            out.update(assigns.get(name, ([], ""))[0])
+    return out
 
 
 def _cuda_genexes(text: str, rel: str) -> list[BuildFact]:
