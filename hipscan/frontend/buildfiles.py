@@ -459,16 +459,19 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
         # hipcc compiles .cu files as HIP: where nvcc builds everything, switching the compiler
         # (reported where nvcc is named) is the port, and the .cu lists and rules stay
         facts = [f for f in facts if f.kind != "source"]
-        # ... and its short options count on the nvcc commands that do not name it (`$(CC)
-        # $(CFLAGS) -dc $< -o $@` with `CC = nvcc`, HeCBench's fresnel) and in the variables
-        # those commands read (`CFLAGS += -g -G -O0`)
+        # ... and its relocatable-code options count on the nvcc commands that do not name it
+        # (`$(CC) $(CFLAGS) -dc $< -o $@` with `CC = nvcc`, HeCBench's fresnel) and in the
+        # variables those commands read. Not -G there: hipcc takes it with a warning, and
+        # XSBench's and RSBench's ports kept their `CFLAGS += -g -G` debug flags
         seen = {(f.loc.line, f.loc.column, f.value) for f in facts}
         short = [(kind, pattern) for kind, pattern, *context in FLAGS if context]
         lines = _nvcc_command_lines(text)
         facts += [
             f
             for f in _scan_lines(text, rel, "make", short)
-            if f.loc.line in lines and (f.loc.line, f.loc.column, f.value) not in seen
+            if f.loc.line in lines
+            and f.value not in ("-G", "--device-debug")
+            and (f.loc.line, f.loc.column, f.value) not in seen
         ]
     return facts + _variable_architectures(text, rel, "make")
 
