@@ -90,18 +90,17 @@ CMAKE = [
 NVCC_LINE = re.compile(
     r"nvcc|cuda|\bCU_?FLAGS\b|\.cu\b|-lineinfo|-Xcompiler|-Xptxas|--use_fast_math|-gencode|-arch[= ]sm_", re.I
 )
+# nvcc's short relocatable-code options: --device-c is -dc's long form (cholla's Makefile: `$(NVCC)
+# ... --device-c`); -dlink is nvcc's separate device-link step (QUICK's Makefile), which hip-clang
+# folds into the -fgpu-rdc link
+NVCC_RDC_SHORT = re.compile(r"(?<![\w-])(?P<v>-dc|--device-c|-dlink|--device-link)(?![\w=-])")
 FLAGS = [
     (
         "flag",
         re.compile(r"(?<![\w-])(?P<v>-rdc(?:=true)?|--relocatable-device-code(?:=true)?)(?![\w-])"),
     ),
-    # --device-c is -dc's long form (cholla's Makefile: `$(NVCC) ... --device-c`); -dlink is nvcc's
-    # separate device-link step (QUICK's Makefile), which hip-clang folds into the -fgpu-rdc link
-    (
-        "flag",
-        re.compile(r"(?<![\w-])(?P<v>-dc|--device-c|-G|--device-debug|-dlink|--device-link)(?![\w=-])"),
-        NVCC_LINE,
-    ),
+    ("flag", NVCC_RDC_SHORT, NVCC_LINE),
+    ("flag", re.compile(r"(?<![\w-])(?P<v>-G|--device-debug)(?![\w=-])"), NVCC_LINE),
     ("flag", re.compile(r"(?<![\w-])(?P<v>--?x\s+cu)\b")),  # nvcc's language switch
     (
         "architecture",
@@ -464,14 +463,11 @@ def scan_build_file(path: Path, rel: str) -> list[BuildFact]:
         # variables those commands read. Not -G there: hipcc takes it with a warning, and
         # XSBench's and RSBench's ports kept their `CFLAGS += -g -G` debug flags
         seen = {(f.loc.line, f.loc.column, f.value) for f in facts}
-        short = [(kind, pattern) for kind, pattern, *context in FLAGS if context]
         lines = _nvcc_command_lines(text)
         facts += [
             f
-            for f in _scan_lines(text, rel, "make", short)
-            if f.loc.line in lines
-            and f.value not in ("-G", "--device-debug")
-            and (f.loc.line, f.loc.column, f.value) not in seen
+            for f in _scan_lines(text, rel, "make", [("flag", NVCC_RDC_SHORT)])
+            if f.loc.line in lines and (f.loc.line, f.loc.column, f.value) not in seen
         ]
     return facts + _variable_architectures(text, rel, "make")
 
@@ -484,6 +480,40 @@ _COMPILER = re.compile(
 _HOST_SOURCE = re.compile(r"[\w./%-]+\.(c|cc|cpp|cxx|C)(?![\w.])")
 
 
+def _make_lines(text: str) -> list[tuple[list[int], str]]:
+    """A Makefile's logical lines (a `\\` continuation joined) with the line numbers each spans."""
+    logical: list[tuple[list[int], str]] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if logical and logical[-1][1].endswith("\\"):
+            logical[-1] = (logical[-1][0] + [lineno], logical[-1][1][:-1] + " " + line)
+        else:
+            logical.append(([lineno], line))
+    return logical
+
+
+def _make_assignments(logical: list[tuple[list[int], str]]) -> dict[str, tuple[list[int], str]]:
+    """Each variable's last assigned value, and the lines of all its assignments."""
+    assigns: dict[str, tuple[list[int], str]] = {}
+    for numbers, line in logical:
+        m = _MAKE_ASSIGN.match(line.split("#", 1)[0])
+        if m and not line.startswith("\t"):
+            previous = assigns.get(m.group(1), ([], ""))[0]
+            assigns[m.group(1)] = (previous + numbers, m.group(2).strip())
+    return assigns
+
+
+def _recipe_program(line: str, assigns: dict[str, tuple[list[int], str]]) -> str:
+    """The program a recipe line runs, through the variables that name it (`$(CC)` with
+    `CC = nvcc`); "" for a line that is no recipe command."""
+    words = line.split("#", 1)[0].strip().lstrip("@-").split()
+    if not line.startswith("\t") or not words:
+        return ""
+    word, seen = words[0], 0
+    while (m := _MAKE_VAR.match(word)) and seen < 4:
+        word, seen = (assigns.get(m.group(1), ([], ""))[1].split() or [""])[0], seen + 1
+    return word
+
+
 def _nvcc_only_make(text: str) -> bool:
     """A plain Makefile whose every compile command is nvcc (named, or through a variable set to
     it: `CC = nvcc` / `$(CC) ...`) and that lists no host C/C++ source: a HIP build of it is the
@@ -491,25 +521,15 @@ def _nvcc_only_make(text: str) -> bool:
     Read line by line like the rest of this module: make has no AST to ask."""
     if "_SOURCES" in text or re.search(r"^\s*-?s?include\s", text, re.M):
         return False  # automake (libtool compiles the rest), or rules in another makefile
-    assigns: dict[str, str] = {}
-    lines = text.replace("\\\n", " ").splitlines()
-    for line in lines:
-        m = _MAKE_ASSIGN.match(line.split("#", 1)[0])
-        if m and not line.startswith("\t"):
-            assigns[m.group(1)] = m.group(2).strip()
+    logical = _make_lines(text)
+    assigns = _make_assignments(logical)
     compilers: set[str] = set()
-    for line in lines:
-        code = line.split("#", 1)[0]
+    for _numbers, line in logical:
         if not line.startswith("\t"):
-            if _HOST_SOURCE.search(code):
+            if _HOST_SOURCE.search(line.split("#", 1)[0]):
                 return False
             continue
-        words = code.strip().lstrip("@-").split()
-        if not words:
-            continue
-        word, seen = words[0], 0
-        while (m := _MAKE_VAR.match(word)) and seen < 4:
-            word, seen = (assigns.get(m.group(1), "").split() or [""])[0], seen + 1
+        word = _recipe_program(line, assigns)
         if _COMPILER.search(word):
             compilers.add(word.rsplit("/", 1)[-1])
     return compilers == {"nvcc"}
@@ -518,27 +538,11 @@ def _nvcc_only_make(text: str) -> bool:
 def _nvcc_command_lines(text: str) -> set[int]:
     """Lines of the recipe commands whose compiler is nvcc (named, or a variable set to it) and
     of the assignments to the variables those commands expand; a continued line counts whole."""
-    logical: list[tuple[list[int], str]] = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if logical and logical[-1][1].endswith("\\"):
-            logical[-1] = (logical[-1][0] + [lineno], logical[-1][1][:-1] + " " + line)
-        else:
-            logical.append(([lineno], line))
-    assigns: dict[str, tuple[list[int], str]] = {}
-    for numbers, line in logical:
-        m = _MAKE_ASSIGN.match(line.split("#", 1)[0])
-        if m and not line.startswith("\t"):
-            previous = assigns.get(m.group(1), ([], ""))[0]
-            assigns[m.group(1)] = (previous + numbers, m.group(2).strip())
+    logical = _make_lines(text)
+    assigns = _make_assignments(logical)
     out: set[int] = set()
     for numbers, line in logical:
-        words = line.split("#", 1)[0].strip().lstrip("@-").split()
-        if not line.startswith("\t") or not words:
-            continue
-        word, seen = words[0], 0
-        while (m := _MAKE_VAR.match(word)) and seen < 4:
-            word, seen = (assigns.get(m.group(1), ([], ""))[1].split() or [""])[0], seen + 1
-        if word.rsplit("/", 1)[-1] != "nvcc":
+        if _recipe_program(line, assigns).rsplit("/", 1)[-1] != "nvcc":
             continue
         out.update(numbers)
         for name in re.findall(r"\$[({]([A-Za-z_]\w*)[)}]", line):
