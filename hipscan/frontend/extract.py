@@ -1011,7 +1011,7 @@ class Extractor:
         )
         operand_types = (
             tuple(
-                _leftmost_operand_type(a) if _ARITH.search(t) else ""
+                _leftmost_operand_type(a, self.watched) if _ARITH.search(t) else ""
                 for a, t in zip(arguments, args, strict=True)
             )
             if any(_ARITH.search(t) for t in args)
@@ -1225,6 +1225,7 @@ class Extractor:
             last = kids[-1]
             if last.kind.is_expression() and self._is_initializer(c, last, where[1], where[2]):
                 init = self.text(last, 200)
+                self.initialisation(c, last, loc, space, fname)
         elif kind == K.TEMPLATE_NON_TYPE_PARAMETER and kids and kids[-1].kind.is_expression():
             init = self.text(kids[-1], 200)
         deduced = kind == K.VAR_DECL and t.kind == ci.TypeKind.AUTO
@@ -1732,8 +1733,8 @@ class Extractor:
         op = binary_operator(c)
         if op not in ASSIGN_OPS:
             return
-        lhs_type = c.type.spelling
-        if _strip_type(lhs_type) not in self.watched:
+        lhs_type = self.watched_type(c.type)
+        if not lhs_type:
             return
         kids = children(c)
         if len(kids) != 2:
@@ -1741,7 +1742,17 @@ class Extractor:
         where = self.loc(kids[0])
         if where is None:
             return
-        rhs = kids[1]
+        self._store(op, lhs_type, kids[1], where[0], space, fname)
+
+    def initialisation(self, c: ci.Cursor, init: ci.Cursor, loc: Loc, space: str, fname: str) -> None:
+        """A variable of a watched type declared with a value (`auto p = buf.get() + off`,
+        `native_type q = base + n`): stored like an assignment."""
+        lhs_type = self.watched_type(c.type)
+        if lhs_type:
+            self._store("=", lhs_type, init, loc, space, fname)
+
+    def _store(self, op: str, lhs_type: str, value: ci.Cursor, loc: Loc, space: str, fname: str) -> None:
+        rhs = value
         while rhs._kind_id == _UNEXPOSED_EXPR:  # implicit conversions: the type as written
             inner = children(rhs)
             if len(inner) != 1:
@@ -1751,13 +1762,18 @@ class Extractor:
             AssignFact(
                 op=op,
                 lhs_type=lhs_type,
-                rhs_type=rhs.type.spelling,
-                rhs=self.text(kids[1], 200),
-                loc=where[0],
+                rhs_type=self.watched_type(rhs.type) or rhs.type.spelling,
+                rhs=self.text(value, 200),
+                loc=loc,
                 context=space,
                 function=fname,
             )
         )
+
+    def watched_type(self, t: ci.Type) -> str:
+        """The watched name a type is spelled through (`auto` deduced to a project alias of
+        `CUdeviceptr` reads `CUdeviceptr`), or ""."""
+        return next((n for n in typedef_names(t) if n in self.watched), "")
 
     def folded_operands(self, c: ci.Cursor, space: str, fname: str, parents: list[ci.Cursor]) -> None:
         """Constant operands that are not a bare literal: `tid & (WARP - 1)`, `x % kWarpSize`."""
@@ -2314,13 +2330,34 @@ def _span_test(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
     return inside
 
 
-def _leftmost_operand_type(arg: ci.Cursor) -> str:
-    """The declared type (typedef kept: `CUdeviceptr`) of the variable or member an arithmetic
-    argument starts from, through casts and parentheses; "" when it starts elsewhere."""
+def typedef_names(t: ci.Type, limit: int = 8) -> list[str]:
+    """The names a type is spelled through, outermost first, qualifiers dropped: `auto` deduced
+    to `Buf::native_type`, then `native_type`'s own `CUdeviceptr`, then `unsigned long long`."""
+    names: list[str] = []
+    for _ in range(limit):
+        name = _strip_type(t.spelling)
+        if name and name not in names:
+            names.append(name)
+        if t.kind == ci.TypeKind.ELABORATED:
+            t = t.get_named_type()
+            continue
+        d = t.get_declaration()
+        if d.kind not in (K.TYPEDEF_DECL, K.TYPE_ALIAS_DECL):
+            break
+        t = d.underlying_typedef_type
+    return names
+
+
+def _leftmost_operand_type(arg: ci.Cursor, watched: frozenset[str] = frozenset()) -> str:
+    """The declared type (typedef kept: `CUdeviceptr`, also behind a project alias or `auto`
+    when that name is watched) of the variable or member an arithmetic argument starts from,
+    through casts and parentheses; "" when it starts elsewhere."""
     c = arg
     for _ in range(8):
         if c.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR):
-            return c.type.spelling
+            spelled = c.type.spelling
+            via = next((n for n in typedef_names(c.type) if n in watched), "")
+            return spelled.replace(_strip_type(spelled), via) if via else spelled
         kids = list(c.get_children())
         if not kids:
             return ""

@@ -22,7 +22,9 @@ PARSE_OPTIONS = KEEP_GOING | DETAILED_RECORD
 RECOVER_HEADER = "/__hipscan__/recover.h"
 # nvcc's device pass, for the code a host-side parse skips (`#if __CUDA_ARCH__ >= 700` bodies)
 DEVICE_HEADER = "/__hipscan__/device_pass.h"
-DEVICE_PASS = "#define __CUDA_ARCH__ 900\n"
+# (nvcc defines __CUDA_ARCH_LIST__, the architectures it builds for, in every pass since CUDA 11.5;
+# a single Hopper entry reads like the __CUDA_ARCH__ above: `#if __CUDA_ARCH_LIST__ >= 900` arms)
+DEVICE_PASS = "#define __CUDA_ARCH__ 900\n#define __CUDA_ARCH_LIST__ 900\n"
 # what the device-pass parse adds: syntax facts only (token facts of those lines come from the
 # host-side parse, which scans inactive device-pass branches token by token)
 DEVICE_FACTS = (

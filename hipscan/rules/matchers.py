@@ -288,13 +288,10 @@ def _arg_ok(
     if needs_decl:
         decl = index.decl_of(text, where)
         operand = operand_types[cond.index] if cond.index < len(operand_types) else ""
-        if (
-            decl is None
-            and operand
-            and not (cond.decl_init_regex or cond.decl_storage or cond.not_decl_storage)
-        ):
-            # declared in a header whose facts another translation unit carries: the front end
-            # recorded the declared type of the operand the arithmetic starts from
+        if operand and not (cond.decl_init_regex or cond.decl_storage or cond.not_decl_storage):
+            # the front end recorded the declared type of the operand the arithmetic starts from
+            # (also where the declaration sits in a header another translation unit carries, and
+            # with a watched name behind a project alias or `auto`: `CUdeviceptr`)
             if cond.decl_type_regex is not None and not cond.decl_type_regex.search(operand):
                 return False
             return cond.not_decl_type_regex is None or not cond.not_decl_type_regex.search(operand)
