@@ -147,6 +147,11 @@ _SYNC = (
     "__syncwarp",
 )
 MASK_ARGUMENT_CALLEES = frozenset((*_SYNC, "__ballot_sync", "__popc", "__ffs", "__clz", "__brev", "__fns"))
+# the intrinsics whose first argument is the lane mask
+MASK_FIRST_CALLEES = frozenset((*_SYNC, "__ballot_sync"))
+# a short header function calling one of them keeps its body in every parse (not blanked)
+_SYNC_CALL = re.compile(rb"\b(?:" + b"|".join(n.encode() for n in sorted(MASK_FIRST_CALLEES)) + rb")\s*\(")
+_WRAPPER_BODY = 600
 MASK_RESULT_CALLEES = frozenset(
     ("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__lanemask_lt")
 )
@@ -383,6 +388,10 @@ class Extractor:
         self.facts = facts
         self.files = files  # absolute name -> (relative path, tokens)
         self.watched = watched
+        # the project's own functions that hand a parameter on as a warp-sync intrinsic's lane
+        # mask (`T shfl_xor_sync(unsigned mask, T v, int m) { return __shfl_xor_sync(mask, ...); }`):
+        # name -> (that parameter's position, the intrinsic)
+        self.mask_wrappers: dict[str, tuple[int, str] | None] = {}
         # callees whose argument types the rules read, named by pattern ("(re:^magma_[cz]")
         self._typed_callees = [re.compile(w[4:]) for w in watched if w.startswith("(re:")]
         self._typed_by_pattern: dict[str, bool] = {}
@@ -864,6 +873,8 @@ class Extractor:
         head = data[start:so]
         if b"constexpr" in head or b"consteval" in head or b"auto" in head:
             return
+        if eo - so < _WRAPPER_BODY and _SYNC_CALL.search(data, so, eo):
+            return  # a shuffle wrapper: its callers' masks are followed into it (through_mask_wrapper)
         parts = self.facts.bodies.setdefault(rel, [])
         begin = so + 1
         if _DIRECTIVE.search(data, so, eo):
@@ -1025,6 +1036,12 @@ class Extractor:
                 self.facts.shared_sizes.append(size)
         if 0 in const_args:
             self.flow.mask_argument(c, callee, arguments, space, fname)
+        if space not in ("host", "file") and callee not in self.watched:
+            for i, a in enumerate(arguments):
+                if evaluate_int(a) is not None:
+                    intrinsic = self.through_mask_wrapper(c, callee, i)
+                    if intrinsic:
+                        self.flow.mask_argument(c, intrinsic, [a], space, fname, through=callee)
         if "&" + callee in self.watched:
             self.out_values(callee, arguments, parents, space, fname)
         mask_typedef, mask_typedef_loc = "", None
@@ -1456,7 +1473,11 @@ class Extractor:
                     callee_macro = self.callee_macro(p, op)
                 args = list(p.get_arguments())
                 # the argument node itself: offsets cannot tell apart arguments written in a macro
-                other = str(next((i for i, a in enumerate(args) if a == child), -1))
+                position = next((i for i, a in enumerate(args) if _same_node(a, child)), -1)
+                other = str(position)
+                intrinsic = self.through_mask_wrapper(p, op, position)
+                if intrinsic:  # the mask of the intrinsic the project's wrapper calls
+                    op, other, callee_macro = intrinsic, "0", ""
             elif pk == K.ARRAY_SUBSCRIPT_EXPR:
                 role = "subscript"
             elif pk == K.RETURN_STMT:
@@ -1484,6 +1505,48 @@ class Extractor:
                 related=related,
             )
         )
+
+    def through_mask_wrapper(self, call: ci.Cursor, callee: str, index: int) -> str:
+        """The warp-sync intrinsic a call's argument ``index`` becomes the lane mask of, through
+        a project function that hands that parameter on (`tl::shfl_xor_sync(0xffffffff, v, m)`
+        -> `__shfl_xor_sync`), or "". The callee's definition is read once per name (a header's
+        function bodies are walked in one translation unit only)."""
+        if callee in MASK_FIRST_CALLEES or index < 0:
+            return ""
+        if callee not in self.mask_wrappers:
+            self.mask_wrappers[callee] = self._mask_forward(call)
+        forwarded = self.mask_wrappers[callee]
+        return forwarded[1] if forwarded is not None and forwarded[0] == index else ""
+
+    def _mask_forward(self, call: ci.Cursor) -> tuple[int, str] | None:
+        ref = call.referenced
+        if ref is None:
+            target = callee_target(children(call))
+            if target is not None and target.kind == K.OVERLOADED_DECL_REF:
+                ref = first_overload(target)
+        if ref is None or ref.kind not in FUNCTION_KINDS or not self.declared_in_project(ref):
+            return None
+        fn = ref.get_definition() or ref
+        params = [p for p in children(fn) if p.kind == K.PARM_DECL]
+        body = next((k for k in children(fn) if k.kind == K.COMPOUND_STMT), None)
+        if not params or body is None:
+            return None
+        stack, seen = [body], 0
+        while stack and seen < 400:  # a wrapper is a few statements: stop on a long body
+            node = stack.pop()
+            seen += 1
+            kids = children(node)
+            if node.kind == K.CALL_EXPR and callee_name(node) in MASK_FIRST_CALLEES:
+                mask = next(iter(node.get_arguments()), None)
+                while mask is not None and mask.kind in VALUE_WRAPPERS:
+                    inner = children(mask)
+                    mask = inner[0] if len(inner) == 1 else None
+                param = mask.referenced if mask is not None and mask.kind == K.DECL_REF_EXPR else None
+                position = next((i for i, p in enumerate(params) if param is not None and p == param), None)
+                if position is not None:
+                    return position, callee_name(node)
+            stack.extend(kids)
+        return None
 
     def callee_macro(self, call: ci.Cursor, callee: str) -> str:
         """The name a call is written with where that is a macro standing for the callee
@@ -2328,6 +2391,12 @@ def _span_test(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
         return i >= 0 and spans[i][0] <= offset <= spans[i][1]
 
     return inside
+
+
+def _same_node(a: ci.Cursor, b: ci.Cursor) -> bool:
+    """Cursor identity: `==` (clang_equalCursors) can tell a call's first argument from the
+    same node reached by walking children, so the hash and start offset decide as well."""
+    return a == b or (a.hash == b.hash and a.extent.start.offset == b.extent.start.offset)
 
 
 def typedef_names(t: ci.Type, limit: int = 8) -> list[str]:

@@ -370,10 +370,17 @@ class Flow:
                 self.use(c, "", (), space, fname, parents, loc, value)
 
     def mask_argument(
-        self, call: ci.Cursor, callee: str, arguments: list[ci.Cursor], space: str, fname: str
+        self,
+        call: ci.Cursor,
+        callee: str,
+        arguments: list[ci.Cursor],
+        space: str,
+        fname: str,
+        through: str = "",
     ) -> None:
         """A constant argument of a watched call written as an expression (`~0u`, `-1`,
-        `static_cast<uint32_t>(-1)`): bare literals and names are recorded by their own paths."""
+        `static_cast<uint32_t>(-1)`): bare literals and names are recorded by their own paths.
+        ``through``: the project wrapper the call names, which hands this argument to ``callee``."""
         from hipscan.frontend.extract import evaluate_int
 
         for i, a in enumerate(arguments[:1]):
@@ -404,7 +411,7 @@ class Flow:
                     expr=self.ex.text(call, 200),
                     other=self.ex.text(inner, 80),
                     decl_type=inner.type.spelling,
-                    callee_macro=self.ex.callee_macro(call, callee),
+                    callee_macro="" if through else self.ex.callee_macro(call, callee),
                 )
             )
 
@@ -544,6 +551,9 @@ class Flow:
                 role, op = "arg", callee or callee_name(p)
                 if name and name in self.ex.text(p, 400):  # the name is written at the call
                     callee_macro = self.ex.callee_macro(p, op)
+                intrinsic = self.ex.through_mask_wrapper(p, op, index)
+                if intrinsic:  # the mask of the intrinsic the project's wrapper calls
+                    op, index, callee_macro = intrinsic, 0, ""
         elif pk == _DECL_REF:
             role = "template-arg"
             op, other = self._template_parameter(p, child)
