@@ -1036,12 +1036,12 @@ class Extractor:
                 self.facts.shared_sizes.append(size)
         if 0 in const_args:
             self.flow.mask_argument(c, callee, arguments, space, fname)
-        if space not in ("host", "file") and callee not in self.watched:
-            for i, a in enumerate(arguments):
-                if evaluate_int(a) is not None:
-                    intrinsic = self.through_mask_wrapper(c, callee, i)
-                    if intrinsic:
-                        self.flow.mask_argument(c, intrinsic, [a], space, fname, through=callee)
+        device = space not in ("host", "file") and callee not in self.watched
+        forwarded = self._mask_forwarded(c, callee) if device else None
+        if forwarded is not None and forwarded[0] < len(arguments):
+            mask = arguments[forwarded[0]]  # only the argument the wrapper hands on is evaluated
+            if evaluate_int(mask) is not None:
+                self.flow.mask_argument(c, forwarded[1], [mask], space, fname, through=callee)
         if "&" + callee in self.watched:
             self.out_values(callee, arguments, parents, space, fname)
         mask_typedef, mask_typedef_loc = "", None
@@ -1511,12 +1511,16 @@ class Extractor:
         a project function that hands that parameter on (`tl::shfl_xor_sync(0xffffffff, v, m)`
         -> `__shfl_xor_sync`), or "". The callee's definition is read once per name (a header's
         function bodies are walked in one translation unit only)."""
-        if callee in MASK_FIRST_CALLEES or index < 0:
-            return ""
+        forwarded = self._mask_forwarded(call, callee) if index >= 0 else None
+        return forwarded[1] if forwarded is not None and forwarded[0] == index else ""
+
+    def _mask_forwarded(self, call: ci.Cursor, callee: str) -> tuple[int, str] | None:
+        """(the parameter a project wrapper hands on as a lane mask, the intrinsic), cached by name."""
+        if callee in MASK_FIRST_CALLEES:
+            return None
         if callee not in self.mask_wrappers:
             self.mask_wrappers[callee] = self._mask_forward(call)
-        forwarded = self.mask_wrappers[callee]
-        return forwarded[1] if forwarded is not None and forwarded[0] == index else ""
+        return self.mask_wrappers[callee]
 
     def _mask_forward(self, call: ci.Cursor) -> tuple[int, str] | None:
         ref = call.referenced
@@ -1542,7 +1546,9 @@ class Extractor:
                     inner = children(mask)
                     mask = inner[0] if len(inner) == 1 else None
                 param = mask.referenced if mask is not None and mask.kind == K.DECL_REF_EXPR else None
-                position = next((i for i, p in enumerate(params) if param is not None and p == param), None)
+                position = next(
+                    (i for i, p in enumerate(params) if param is not None and _same_node(p, param)), None
+                )
                 if position is not None:
                     return position, callee_name(node)
             stack.extend(kids)
