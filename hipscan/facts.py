@@ -357,6 +357,9 @@ class MemberRefFact:
     # when the comparison is (part of) an `if` condition: "if (COND) THEN[ else ELSE]", the
     # branches when short (a check that only rejects old GPUs reads `{ ...; exit(EXIT_WAIVED); }`)
     guard: str = ""
+    # `major * 10 + minor` (an SM number): "old-gpu" when every comparison it reaches is with a
+    # threshold below sm_70, which AMD's 9.x-12.x pass like any recent GPU; "nvidia" otherwise
+    sm_number: str = ""
 
 
 @dataclass(frozen=True, slots=True)

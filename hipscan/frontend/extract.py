@@ -34,7 +34,7 @@ from hipscan.facts import (
     RelatedLoc,
     StringFact,
 )
-from hipscan.frontend import outvalues
+from hipscan.frontend import outvalues, smnumber
 from hipscan.frontend import shared as shared_sizes
 from hipscan.frontend.clang import (
     COMPARE_OPS,
@@ -1916,6 +1916,14 @@ class Extractor:
         where = self.loc(c)
         if where is None:
             return
+        expr = self.text(cond, 200) if cond is not None else (switch or self.text(c, 200))
+        guard = self.if_guard(cond, parents) if cond is not None and record in GUARDED_RECORDS else ""
+        sm_number = ""
+        scale = smnumber.scale_of(cond, c, evaluate_int) if cond is not None and c.spelling == "major" else 0
+        if scale and record in GUARDED_RECORDS:
+            expr, sm_number = smnumber.classify(
+                cond, parents, scale, evaluate_int, lambda x: self.text(x, 200)
+            )
         self.facts.members.append(
             MemberRefFact(
                 member=c.spelling,
@@ -1923,8 +1931,9 @@ class Extractor:
                 loc=where[0],
                 context=space,
                 function=fname,
-                expr=self.text(cond, 200) if cond is not None else (switch or self.text(c, 200)),
-                guard=self.if_guard(cond, parents) if cond is not None and record in GUARDED_RECORDS else "",
+                expr=expr,
+                guard=guard,
+                sm_number=sm_number,
             )
         )
 

@@ -643,6 +643,7 @@ def match_width(spec: MatchSpec, f: WidthFact, index: TUIndex, _opts) -> dict | 
 def match_member(spec: MatchSpec, f: MemberRefFact, index: TUIndex, _opts) -> dict | None:
     if not (
         _in(spec, "member", f.member)
+        and _in(spec, "sm_number", f.sm_number)
         and _re(spec, "record_regex", f.record)
         and _re(spec, "expr_regex", f.expr)
         and _not_re(spec, "not_guard_regex", getattr(f, "guard", ""))

@@ -277,6 +277,7 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "expr_regex": "regex",
         "not_guard_regex": "regex",  # the `if` the comparison decides ("if (COND) THEN else ELSE")
         "anywhere": "bool",  # also where it is only read (assigned, passed), not compared
+        "sm_number": "strs",  # `major * 10 + minor`: old-gpu | nvidia (see MemberRefFact)
     },
     # derived by hipscan.analysis.warp: a warp-width value where it is written or where it bites
     "width": {
