@@ -165,6 +165,9 @@ class IdentFact:
     context: str
     function: str
     from_inactive_branch: bool = False
+    # the project switch that keeps its branch off (`USE_NVTX` of `#ifdef USE_NVTX`): code a
+    # team that builds with the switch compiles (see FileTokens.switched)
+    switch: str = ""
     in_directive: bool = False  # on a preprocessor directive's lines (`#if`, `#define`)
     # the name is pasted by a project macro (`GPU_PREFIX(Malloc)`, `#define GPU_PREFIX(x)
     # cuda##x`): the prefix it pastes, "" for a name written out

@@ -2058,6 +2058,13 @@ class Extractor:
                     switch = ft.switched.get(inactive[ranges_i][0])
                     if switch and t.kind == KEYWORD and t.text in _ASM_KEYWORDS:
                         self.token_asm(rel, ft, idx, context, inactive=True, switch=switch)
+                    elif (
+                        switch
+                        and t.kind == IDENT
+                        and not _NOT_FEATURE_ARM.search(switch)
+                        and not in_directive(t.offset)
+                    ):
+                        self.switched_ident(rel, toks, idx, context, switch)
                     continue
                 names = self.ident_names(toks, idx, in_directive) if t.kind == IDENT else []
                 # a name written out, or one a prefix-pasting project macro builds (its prefix)
@@ -2112,6 +2119,23 @@ class Extractor:
             if ft.suppressions:
                 self.facts.suppressions[rel] = dict(ft.suppressions)
             self.tag_arch_arms(rel, ft)
+
+    def switched_ident(self, rel: str, toks: list, idx: int, context, switch: str) -> None:
+        """A watched name in a branch only a project switch keeps off (`#ifdef USE_NVTX`): code
+        the team compiles when it turns the switch on, so API rules may read it."""
+        t = toks[idx]
+        for name in self.ident_names(toks, idx, lambda _offset: False):
+            sp, nm = context(t.offset)
+            self.facts.idents.append(
+                IdentFact(
+                    name=name,
+                    loc=Loc(rel, t.line, t.column),
+                    context=sp,
+                    function=nm,
+                    from_inactive_branch=True,
+                    switch=switch,
+                )
+            )
 
     def token_asm(
         self, rel: str, ft: FileTokens, idx: int, context, inactive: bool, switch: str = ""
@@ -2337,6 +2361,12 @@ _UNMATCHED_SPECIALIZATION = "no function template matches function template spec
 _DEVICE_REF_DIAG = re.compile(r"reference to __device__ function '([^']+)' in __host__ function")
 # member records whose comparisons are read with the `if` they decide (compute capabilities)
 GUARDED_RECORDS = frozenset({"cudaDeviceProp", "cudaDeviceProp_t", "hipDeviceProp_t"})
+
+
+# switches whose off branch is no feature a team turns on: the build without CUDA (OCCA's `#if
+# OCCA_CUDA_ENABLED ... #else` declares stand-ins for the driver's names) and a library header's
+# include guard (`#ifdef CUSOLVER_COMMON_H_`: compiled only where cuSOLVER's header came first)
+_NOT_FEATURE_ARM = re.compile(r"(?i)CUDA|_H_?\b|_HPP_?\b|_INCLUDED\b")
 
 
 def _is_string(text: str) -> bool:
