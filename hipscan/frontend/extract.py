@@ -1250,10 +1250,19 @@ class Extractor:
             size = shared_sizes.static_fact(t, storage, loc, space, fname)
             if size is not None:
                 self.facts.shared_sizes.append(size)
+        spelling = t.spelling
+        if kind in (K.FIELD_DECL, K.VAR_DECL) and t.kind in (ci.TypeKind.TYPEDEF, ci.TypeKind.ELABORATED):
+            canonical = t.get_canonical()
+            if canonical.kind == ci.TypeKind.POINTER and canonical.get_pointee().kind in (
+                ci.TypeKind.FUNCTIONPROTO,
+                ci.TypeKind.FUNCTIONNOPROTO,
+            ):
+                # a typedef'd function pointer (hashcat's `CUDA_CUFUNCSETATTRIBUTE cuFuncSetAttribute;`)
+                spelling = f"{t.spelling} (aka {canonical.spelling})"
         self.facts.decls.append(
             DeclFact(
                 name=c.spelling,
-                type=t.spelling,
+                type=spelling,
                 loc=loc,
                 context=space,
                 kind=DECL_KINDS[kind],
