@@ -298,6 +298,8 @@ class RuleSet:
                         confidence = _lower(
                             spec.confidence or rule.confidence, getattr(fact, "confidence", None)
                         )
+                        if getattr(fact, "switch", "") and spec.conds.get("also_switched"):
+                            confidence = _lower(confidence, "medium")  # code a switch keeps off
                         hits[key] = (rule, confidence, placeholders, fact)
                     elif getattr(fact, "related", ()):
                         # the same place reached from another use (a macro-body value or call, a

@@ -1044,9 +1044,11 @@ def common_ok(spec: MatchSpec, fact: Any, index: TUIndex) -> bool:
         return False
     if spec.not_contexts and context in spec.not_contexts:
         return False
-    if getattr(fact, "from_inactive_branch", False) and not spec.inactive:
+    switched = bool(getattr(fact, "switch", ""))
+    also = switched and spec.conds.get("also_switched", False)
+    if getattr(fact, "from_inactive_branch", False) and not (spec.inactive or also):
         return False
-    if bool(getattr(fact, "switch", "")) != spec.conds.get("switch", False):
+    if switched != spec.conds.get("switch", False) and not also:
         return False
     if not _re(spec, "path_regex", fact.loc.path):
         return False

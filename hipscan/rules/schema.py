@@ -157,6 +157,8 @@ COMMON_KEYS = {
     "not_context": "strs",
     "inactive": "bool",  # also match facts from preprocessor-inactive branches
     "switch": "bool",  # match (only) facts from branches a project switch keeps off
+    # also match facts from branches a project switch keeps off, at medium confidence at most
+    "also_switched": "bool",
     "confidence": "str",  # overrides the rule's confidence for this block
     "function_regex": "regex",  # enclosing function name
     "function_calls": "strs",  # the enclosing function also calls one of these
