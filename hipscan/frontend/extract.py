@@ -2083,17 +2083,14 @@ class Extractor:
                     uses = [pasted] if pasted is not None else []
                 if uses:
                     for name, prefix in uses:
-                        sp, nm = context(t.offset)
-                        self.facts.idents.append(
-                            IdentFact(
-                                name=name,
-                                loc=Loc(rel, t.line, t.column),
-                                context=sp,
-                                function=nm,
-                                from_inactive_branch=skipped,
-                                in_directive=in_directive(t.offset),
-                                pasted=prefix,
-                            )
+                        self.ident_fact(
+                            rel,
+                            t,
+                            context,
+                            name,
+                            from_inactive_branch=skipped,
+                            in_directive=in_directive(t.offset),
+                            pasted=prefix,
                         )
                 elif t.kind == LITERAL and self.strings is not None and _is_string(t.text):
                     if self.strings.search(t.text):
@@ -2134,17 +2131,14 @@ class Extractor:
         the team compiles when it turns the switch on, so API rules may read it."""
         t = toks[idx]
         for name in self.ident_names(toks, idx, lambda _offset: False):
-            sp, nm = context(t.offset)
-            self.facts.idents.append(
-                IdentFact(
-                    name=name,
-                    loc=Loc(rel, t.line, t.column),
-                    context=sp,
-                    function=nm,
-                    from_inactive_branch=True,
-                    switch=switch,
-                )
-            )
+            self.ident_fact(rel, t, context, name, from_inactive_branch=True, switch=switch)
+
+    def ident_fact(self, rel: str, t, context, name: str, **flags) -> None:
+        """Record a watched name at token ``t``, in the function the token sits in."""
+        sp, nm = context(t.offset)
+        self.facts.idents.append(
+            IdentFact(name=name, loc=Loc(rel, t.line, t.column), context=sp, function=nm, **flags)
+        )
 
     def token_asm(
         self, rel: str, ft: FileTokens, idx: int, context, inactive: bool, switch: str = ""
