@@ -150,6 +150,9 @@ class OutValueFact:
     loc: Loc  # the use
     context: str
     function: str
+    # `*` by 10 or 100 of a compute-capability major number an attribute query wrote: where the SM
+    # number it builds goes (hipscan.frontend.smnumber: "nvidia" or "old-gpu")
+    sm_number: str = ""
 
 
 @dataclass(frozen=True, slots=True)

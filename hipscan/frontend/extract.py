@@ -1044,6 +1044,8 @@ class Extractor:
                 self.flow.mask_argument(c, forwarded[1], [mask], space, fname, through=callee)
         if "&" + callee in self.watched:
             self.out_values(callee, arguments, parents, space, fname)
+        if any(smnumber.names_major_attribute(a) for a in arguments):
+            self.sm_numbers_written(callee, arguments, parents, space, fname)
         mask_typedef, mask_typedef_loc = "", None
         if callee in MASK_ARGUMENT_CALLEES or callee in MASK_RESULT_CALLEES:
             mask_typedef, mask_typedef_loc = self.mask_typedef(c, callee, arguments, parents)
@@ -1090,6 +1092,40 @@ class Extractor:
                         loc=where[0],
                         context=space,
                         function=fname,
+                    )
+                )
+
+    def sm_numbers_written(
+        self, callee: str, arguments: list[ci.Cursor], parents: list[ci.Cursor], space: str, fname: str
+    ) -> None:
+        """`cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)` and then
+        `major * 10 + minor`: an SM number, judged like `prop.major * 10 + prop.minor` (HIP843)."""
+        fn = outvalues.enclosing_function(parents)
+        if fn is None:
+            return
+        for arg in arguments:
+            var = outvalues.written_variable(arg)
+            if var is None:
+                continue
+            for mul, above, scale in smnumber.scaled_reads(fn, var, evaluate_int):
+                where = self.loc(mul)
+                if where is None:
+                    continue
+                chain = parents[: parents.index(fn)] + above if fn in parents else above
+                expr, verdict = smnumber.classify(
+                    mul, chain, scale, evaluate_int, lambda x: self.text(x, 200)
+                )
+                self.facts.out_values.append(
+                    OutValueFact(
+                        source=callee,
+                        var=var.spelling,
+                        op="*",
+                        literal=scale,
+                        expr=expr[:200],
+                        loc=where[0],
+                        context=space,
+                        function=fname,
+                        sm_number=verdict,
                     )
                 )
 

@@ -153,3 +153,45 @@ def _inside(inner: ci.Cursor, outer: ci.Cursor) -> bool:
         and b.start.offset <= a.start.offset
         and a.end.offset <= b.end.offset
     )
+
+
+# the attribute queries that hand back the compute capability's major number through a pointer
+# (`cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)`)
+MAJOR_ATTRIBUTES = frozenset(
+    {"CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR", "cudaDevAttrComputeCapabilityMajor"}
+)
+
+
+def names_major_attribute(arg: ci.Cursor) -> bool:
+    """The argument names the compute capability's major-number attribute."""
+    node = arg
+    while node.kind in VALUE_WRAPPERS:
+        kids = list(node.get_children())
+        if len(kids) != 1:
+            break
+        node = kids[0]
+    return node.kind == K.DECL_REF_EXPR and node.spelling in MAJOR_ATTRIBUTES
+
+
+def scaled_reads(
+    fn: ci.Cursor, var: ci.Cursor, evaluate: Callable[[ci.Cursor], int | None]
+) -> Iterator[tuple[ci.Cursor, list[ci.Cursor], int]]:
+    """Each `var * 10` / `100 * var` in ``fn``, with the nodes above it (``fn`` first) and the scale,
+    for a major number an attribute query wrote into ``var``."""
+    stack: list[tuple[ci.Cursor, list[ci.Cursor]]] = [(fn, [])]
+    while stack:
+        node, above = stack.pop()
+        here = above + [node]
+        if node.kind == K.BINARY_OPERATOR and binary_operator(node) == "*":
+            kids = list(node.get_children())
+            if len(kids) == 2:
+                for side, other in ((kids[0], kids[1]), (kids[1], kids[0])):
+                    ref = side
+                    while ref.kind in VALUE_WRAPPERS and len(list(ref.get_children())) == 1:
+                        ref = next(iter(ref.get_children()))
+                    if ref.kind == K.DECL_REF_EXPR and ref.referenced is not None and ref.referenced == var:
+                        scale = evaluate(other)
+                        if scale in (10, 100):
+                            yield node, here, scale
+                        break
+        stack.extend((k, here) for k in node.get_children())

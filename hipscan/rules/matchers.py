@@ -674,7 +674,7 @@ def match_assign(spec: MatchSpec, f: AssignFact, index: TUIndex, _opts) -> dict 
 
 
 def match_out_value(spec: MatchSpec, f: OutValueFact, index: TUIndex, _opts) -> dict | None:
-    if not (_in(spec, "source", f.source) and _in(spec, "op", f.op)):
+    if not (_in(spec, "source", f.source) and _in(spec, "op", f.op) and _in(spec, "sm_number", f.sm_number)):
         return None
     least = spec.conds.get("literal_ge")
     if least is not None and not abs(f.literal) >= least:

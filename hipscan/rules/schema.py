@@ -321,6 +321,8 @@ FACT_KEYS: dict[str, dict[str, str]] = {
         "source": "strs",  # the calls whose written value is followed: the front end records only these
         "op": "strs",
         "literal_ge": "int",  # the constant's magnitude is at least this
+        # an SM number built from a major number an attribute query wrote: where it goes
+        "sm_number": "strs",
     },
     "include": {
         "name": "strs",
