@@ -1071,13 +1071,7 @@ class Extractor:
     def out_values(
         self, callee: str, arguments: list[ci.Cursor], parents: list[ci.Cursor], space: str, fname: str
     ) -> None:
-        fn = outvalues.enclosing_function(parents)
-        if fn is None:
-            return
-        for arg in arguments:
-            var = outvalues.written_variable(arg)
-            if var is None:
-                continue
+        for fn, var in outvalues.written_variables(arguments, parents):
             for use in outvalues.uses(fn, var, evaluate_int):
                 where = self.loc(use.node)
                 if where is None:
@@ -1100,13 +1094,7 @@ class Extractor:
     ) -> None:
         """`cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)` and then
         `major * 10 + minor`: an SM number, judged like `prop.major * 10 + prop.minor` (HIP843)."""
-        fn = outvalues.enclosing_function(parents)
-        if fn is None:
-            return
-        for arg in arguments:
-            var = outvalues.written_variable(arg)
-            if var is None:
-                continue
+        for fn, var in outvalues.written_variables(arguments, parents):
             for mul, above, scale in smnumber.scaled_reads(fn, var, evaluate_int):
                 where = self.loc(mul)
                 if where is None:

@@ -8,6 +8,7 @@ AST: a binary operator with the variable on one side and an integer literal on t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import clang.cindex as ci
@@ -54,6 +55,19 @@ def written_variable(arg: ci.Cursor) -> ci.Cursor | None:
 
 def enclosing_function(parents: list[ci.Cursor]) -> ci.Cursor | None:
     return next((p for p in reversed(parents) if p.kind in FUNCTION_KINDS), None)
+
+
+def written_variables(
+    arguments: list[ci.Cursor], parents: list[ci.Cursor]
+) -> Iterator[tuple[ci.Cursor, ci.Cursor]]:
+    """(the enclosing function, the local) for each `&v` argument of a call."""
+    fn = enclosing_function(parents)
+    if fn is None:
+        return
+    for arg in arguments:
+        var = written_variable(arg)
+        if var is not None:
+            yield fn, var
 
 
 def uses(fn: ci.Cursor, var: ci.Cursor, evaluate_int) -> list[OutValueUse]:
