@@ -35,6 +35,8 @@ class HipBuild:
     to_hip: re.Pattern[str]  # a macro body that maps a name onto a HIP one
     not_feature: re.Pattern[str] = re.compile(r"(?!)")  # names never a whole-file feature switch
     not_switch: re.Pattern[str] = re.compile(r"(?!)")  # nor a project's option for its CUDA code
+    # switches whose off branch is no feature a team turns on (names in such a branch are not read)
+    not_feature_arm: re.Pattern[str] = re.compile(r"(?!)")
     absent: frozenset[str] = frozenset()  # also never defined for AMD; an NVIDIA build defines them
     oldest_device: tuple[tuple[str, int], ...] = ()  # the oldest NVIDIA device pass's values
     compiler_values: tuple[tuple[str, int], ...] = ()  # what hip-clang defines as a clang
@@ -107,6 +109,7 @@ def hip_build() -> HipBuild:
         to_hip=re.compile(project["to_hip_regex"]),
         not_feature=re.compile(project["not_feature_regex"]),
         not_switch=re.compile(project["not_switch_regex"]),
+        not_feature_arm=re.compile(project["not_feature_arm_regex"]),
         absent=frozenset(data.get("absent", ())),
         torch_defined=frozenset(data.get("torch_extension_defined", ())),
         oldest_device=tuple(sorted(data.get("oldest_device", {}).items())),

@@ -161,6 +161,12 @@ def first_overload(ref: ci.Cursor) -> ci.Cursor | None:
     return decl
 
 
+def same_node(a: ci.Cursor, b: ci.Cursor) -> bool:
+    """Cursor identity: `==` (clang_equalCursors) can tell a call's first argument from the
+    same node reached by walking children, so the hash and start offset decide as well."""
+    return a == b or (a.hash == b.hash and a.extent.start.offset == b.extent.start.offset)
+
+
 def binary_operator(cursor: ci.Cursor) -> str:
     """The operator of a BINARY_OPERATOR / COMPOUND_ASSIGNMENT_OPERATOR cursor."""
     return BINARY_OPERATORS.get(_lib.clang_getCursorBinaryOperatorKind(cursor), "")

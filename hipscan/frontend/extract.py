@@ -47,6 +47,7 @@ from hipscan.frontend.clang import (
     file_name,
     first_overload,
     increments,
+    same_node,
 )
 from hipscan.frontend.tokens import (
     CONDITIONALS,
@@ -60,6 +61,7 @@ from hipscan.frontend.tokens import (
 )
 from hipscan.frontend.uniform import block_step, guards_barrier, lockstep_fold, selects_uniform
 from hipscan.frontend.warpflow import Flow
+from hipscan.platforms import hip_build
 
 K = ci.CursorKind
 _lib = ci.conf.lib
@@ -1095,20 +1097,20 @@ class Extractor:
         """`cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)` and then
         `major * 10 + minor`: an SM number, judged like `prop.major * 10 + prop.minor` (HIP843)."""
         for fn, var in outvalues.written_variables(arguments, parents):
-            for mul, above, scale in smnumber.scaled_reads(fn, var, evaluate_int):
-                where = self.loc(mul)
-                if where is None:
+            for use in outvalues.uses(fn, var, evaluate_int, ops=frozenset({"*"})):
+                where = self.loc(use.node)
+                if use.literal not in smnumber.SCALES or where is None:
                     continue
-                chain = parents[: parents.index(fn)] + above if fn in parents else above
+                chain = parents[: parents.index(fn)] + list(use.path) if fn in parents else list(use.path)
                 expr, verdict = smnumber.classify(
-                    mul, chain, scale, evaluate_int, lambda x: self.text(x, 200)
+                    use.node, chain, use.literal, evaluate_int, lambda x: self.text(x, 200)
                 )
                 self.facts.out_values.append(
                     OutValueFact(
                         source=callee,
-                        var=var.spelling,
+                        var=use.var,
                         op="*",
-                        literal=scale,
+                        literal=use.literal,
                         expr=expr[:200],
                         loc=where[0],
                         context=space,
@@ -1506,7 +1508,7 @@ class Extractor:
                     callee_macro = self.callee_macro(p, op)
                 args = list(p.get_arguments())
                 # the argument node itself: offsets cannot tell apart arguments written in a macro
-                position = next((i for i, a in enumerate(args) if _same_node(a, child)), -1)
+                position = next((i for i, a in enumerate(args) if same_node(a, child)), -1)
                 other = str(position)
                 intrinsic = self.through_mask_wrapper(p, op, position)
                 if intrinsic:  # the mask of the intrinsic the project's wrapper calls
@@ -1574,13 +1576,11 @@ class Extractor:
             seen += 1
             kids = children(node)
             if node.kind == K.CALL_EXPR and callee_name(node) in MASK_FIRST_CALLEES:
-                mask = next(iter(node.get_arguments()), None)
-                while mask is not None and mask.kind in VALUE_WRAPPERS:
-                    inner = children(mask)
-                    mask = inner[0] if len(inner) == 1 else None
+                first = next(iter(node.get_arguments()), None)
+                mask = outvalues.unwrap(first) if first is not None else None
                 param = mask.referenced if mask is not None and mask.kind == K.DECL_REF_EXPR else None
                 position = next(
-                    (i for i, p in enumerate(params) if param is not None and _same_node(p, param)), None
+                    (i for i, p in enumerate(params) if param is not None and same_node(p, param)), None
                 )
                 if position is not None:
                     return position, callee_name(node)
@@ -2081,6 +2081,7 @@ class Extractor:
             inactive = sorted(ft.inactive)
             ranges_i = 0
             in_directive = _span_test([(d.offset, d.end) for d in ft.directives])
+            not_feature_arm = hip_build().not_feature_arm  # switches whose off branch is no feature
             toks = ft.tokens
             for idx, t in enumerate(toks):
                 while ranges_i < len(inactive) and inactive[ranges_i][1] <= t.offset:
@@ -2094,7 +2095,7 @@ class Extractor:
                     elif (
                         switch
                         and t.kind == IDENT
-                        and not _NOT_FEATURE_ARM.search(switch)
+                        and not not_feature_arm.search(switch)
                         and not in_directive(t.offset)
                     ):
                         self.switched_ident(rel, toks, idx, context, switch)
@@ -2390,12 +2391,6 @@ _DEVICE_REF_DIAG = re.compile(r"reference to __device__ function '([^']+)' in __
 GUARDED_RECORDS = frozenset({"cudaDeviceProp", "cudaDeviceProp_t", "hipDeviceProp_t"})
 
 
-# switches whose off branch is no feature a team turns on: the build without CUDA (OCCA's `#if
-# OCCA_CUDA_ENABLED ... #else` declares stand-ins for the driver's names) and a library header's
-# include guard (`#ifdef CUSOLVER_COMMON_H_`: compiled only where cuSOLVER's header came first)
-_NOT_FEATURE_ARM = re.compile(r"(?i)CUDA|_H_?\b|_HPP_?\b|_INCLUDED\b")
-
-
 def _is_string(text: str) -> bool:
     """A string literal token (any encoding prefix, raw or not), not a number or character."""
     return text.endswith('"') and '"' in text[:4]
@@ -2463,12 +2458,6 @@ def _span_test(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
         return i >= 0 and spans[i][0] <= offset <= spans[i][1]
 
     return inside
-
-
-def _same_node(a: ci.Cursor, b: ci.Cursor) -> bool:
-    """Cursor identity: `==` (clang_equalCursors) can tell a call's first argument from the
-    same node reached by walking children, so the hash and start offset decide as well."""
-    return a == b or (a.hash == b.hash and a.extent.start.offset == b.extent.start.offset)
 
 
 def typedef_names(t: ci.Type, limit: int = 8) -> list[str]:

@@ -26,9 +26,11 @@ class OutValueUse:
     op: str
     literal: int
     node: ci.Cursor  # the binary operator
+    path: tuple[ci.Cursor, ...] = ()  # the nodes above it, ``fn`` first
 
 
-def _unwrap(c: ci.Cursor) -> ci.Cursor:
+def unwrap(c: ci.Cursor) -> ci.Cursor:
+    """The node under casts, parentheses and other single-child wrappers."""
     while c.kind in VALUE_WRAPPERS:
         kids = list(c.get_children())
         if len(kids) != 1:
@@ -39,13 +41,13 @@ def _unwrap(c: ci.Cursor) -> ci.Cursor:
 
 def written_variable(arg: ci.Cursor) -> ci.Cursor | None:
     """The local variable an argument written `&v` points at."""
-    node = _unwrap(arg)
+    node = unwrap(arg)
     if node.kind != K.UNARY_OPERATOR:
         return None
     kids = list(node.get_children())
     if len(kids) != 1:
         return None
-    inner = _unwrap(kids[0])
+    inner = unwrap(kids[0])
     if inner.kind != K.DECL_REF_EXPR or inner.referenced is None:
         return None
     if inner.referenced.kind not in (K.VAR_DECL, K.PARM_DECL):
@@ -70,20 +72,23 @@ def written_variables(
             yield fn, var
 
 
-def uses(fn: ci.Cursor, var: ci.Cursor, evaluate_int) -> list[OutValueUse]:
-    """Binary operators in ``fn`` between ``var`` and an integer constant."""
+def uses(fn: ci.Cursor, var: ci.Cursor, evaluate_int, ops: frozenset[str] = OPERATORS) -> list[OutValueUse]:
+    """Binary operators (of ``ops``) in ``fn`` between ``var`` and an integer constant, in
+    preorder, each with the nodes above it."""
     out: list[OutValueUse] = []
     target = var.hash
-    for n in fn.walk_preorder():
-        if n.kind != K.BINARY_OPERATOR:
+    stack: list[tuple[ci.Cursor, tuple[ci.Cursor, ...]]] = [(fn, ())]
+    while stack:
+        n, above = stack.pop()
+        path = above + (n,)
+        kids = list(n.get_children())
+        stack.extend((k, path) for k in reversed(kids))
+        if n.kind != K.BINARY_OPERATOR or len(kids) != 2:
             continue
         op = binary_operator(n)
-        if op not in OPERATORS:
+        if op not in ops:
             continue
-        kids = list(n.get_children())
-        if len(kids) != 2:
-            continue
-        a, b = (_unwrap(k) for k in kids)
+        a, b = (unwrap(k) for k in kids)
         for side, other in ((a, b), (b, a)):
             if (
                 side.kind == K.DECL_REF_EXPR
@@ -92,6 +97,6 @@ def uses(fn: ci.Cursor, var: ci.Cursor, evaluate_int) -> list[OutValueUse]:
             ):
                 value = evaluate_int(other)
                 if value is not None:
-                    out.append(OutValueUse(var.spelling, op, value, n))
+                    out.append(OutValueUse(var.spelling, op, value, n, path))
                 break
     return out

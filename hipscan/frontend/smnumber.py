@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator
 
 import clang.cindex as ci
 
-from hipscan.frontend.clang import COMPARE_OPS, FUNCTION_KINDS, VALUE_WRAPPERS, binary_operator
+from hipscan.frontend.clang import COMPARE_OPS, FUNCTION_KINDS, VALUE_WRAPPERS, binary_operator, same_node
+from hipscan.frontend.outvalues import unwrap
 
 K = ci.CursorKind
 ARITHMETIC = frozenset({"+", "-", "*", "|"})
@@ -31,7 +32,7 @@ def scale_of(mul: ci.Cursor, member: ci.Cursor, evaluate: Callable[[ci.Cursor], 
         return 0
     other = kids[1] if _inside(member, kids[0]) else kids[0]
     value = evaluate(other)
-    return value if value in (10, 100) else 0
+    return value if value in SCALES else 0
 
 
 def classify(
@@ -78,7 +79,7 @@ def _threshold(cmp: ci.Cursor, side: ci.Cursor, evaluate) -> int | None:
     kids = list(cmp.get_children())
     if len(kids) != 2:
         return None
-    other = kids[1] if _same(kids[0], side) or _inside(side, kids[0]) else kids[0]
+    other = kids[1] if same_node(kids[0], side) or _inside(side, kids[0]) else kids[0]
     return evaluate(other)
 
 
@@ -121,7 +122,7 @@ def _compared(scope: ci.Cursor, decl: ci.Cursor, evaluate) -> Iterator[int | Non
             break
         if up is not None and up.kind == K.BINARY_OPERATOR and binary_operator(up) == "=":
             first = next(iter(up.get_children()), None)
-            if first is not None and (_same(first, node) or _same(first, ref)):
+            if first is not None and (same_node(first, node) or same_node(first, ref)):
                 continue  # the store itself
         if up is not None and up.kind == K.BINARY_OPERATOR and binary_operator(up) in COMPARE_OPS:
             yield _threshold(up, node, evaluate)
@@ -139,10 +140,6 @@ def _refs(c: ci.Cursor, decl: ci.Cursor, chain: list[ci.Cursor], where: str | No
         yield from _refs(k, decl, chain + [c], where)
 
 
-def _same(a: ci.Cursor, b: ci.Cursor) -> bool:
-    return a.hash == b.hash and a.extent.start.offset == b.extent.start.offset
-
-
 def _inside(inner: ci.Cursor, outer: ci.Cursor) -> bool:
     """Whether ``inner`` lies within ``outer``'s extent (the operand that holds the member)."""
     a, b = inner.extent, outer.extent
@@ -155,6 +152,8 @@ def _inside(inner: ci.Cursor, outer: ci.Cursor) -> bool:
     )
 
 
+SCALES = (10, 100)  # `major * 10 + minor`, `100 * major + 10 * minor`
+
 # the attribute queries that hand back the compute capability's major number through a pointer
 # (`cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)`)
 MAJOR_ATTRIBUTES = frozenset(
@@ -164,34 +163,5 @@ MAJOR_ATTRIBUTES = frozenset(
 
 def names_major_attribute(arg: ci.Cursor) -> bool:
     """The argument names the compute capability's major-number attribute."""
-    node = arg
-    while node.kind in VALUE_WRAPPERS:
-        kids = list(node.get_children())
-        if len(kids) != 1:
-            break
-        node = kids[0]
+    node = unwrap(arg)
     return node.kind == K.DECL_REF_EXPR and node.spelling in MAJOR_ATTRIBUTES
-
-
-def scaled_reads(
-    fn: ci.Cursor, var: ci.Cursor, evaluate: Callable[[ci.Cursor], int | None]
-) -> Iterator[tuple[ci.Cursor, list[ci.Cursor], int]]:
-    """Each `var * 10` / `100 * var` in ``fn``, with the nodes above it (``fn`` first) and the scale,
-    for a major number an attribute query wrote into ``var``."""
-    stack: list[tuple[ci.Cursor, list[ci.Cursor]]] = [(fn, [])]
-    while stack:
-        node, above = stack.pop()
-        here = above + [node]
-        if node.kind == K.BINARY_OPERATOR and binary_operator(node) == "*":
-            kids = list(node.get_children())
-            if len(kids) == 2:
-                for side, other in ((kids[0], kids[1]), (kids[1], kids[0])):
-                    ref = side
-                    while ref.kind in VALUE_WRAPPERS and len(list(ref.get_children())) == 1:
-                        ref = next(iter(ref.get_children()))
-                    if ref.kind == K.DECL_REF_EXPR and ref.referenced is not None and ref.referenced == var:
-                        scale = evaluate(other)
-                        if scale in (10, 100):
-                            yield node, here, scale
-                        break
-        stack.extend((k, here) for k in node.get_children())
